@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sphinx configuration for the gcov-kernel-labs site.
+#
+# The repository root is the Sphinx source directory.  Build with:
+#   /usr/bin/python3 -m sphinx -W --keep-going -b html . _build/html
+# Everything the site needs comes from Debian packages; the build and the
+# rendered pages use no network (no intersphinx, no CDN assets).
+
+project = "gcov-kernel-labs"
+author = "gcov-kernel-labs contributors"
+copyright = "gcov-kernel-labs contributors; documentation CC-BY-SA-4.0"
+
+extensions = [
+    "sphinx.ext.graphviz",
+    "sphinx.ext.todo",
+]
+
+# Diagrams are rendered at build time by Debian's graphviz, as inline SVG.
+graphviz_output_format = "svg"
+
+# ".. todo::" is accepted in sources but never shown on the site.
+todo_include_todos = False
+
+root_doc = "index"
+language = "en"
+
+# Only index.rst and docs/ are pages.  Everything else in the checkout is
+# tooling, lab material or data that pages pull in with directives
+# (diagrams/*.dot via "graphviz", docs/captures/* via "literalinclude").
+exclude_patterns = [
+    "_build",
+    "README.md",
+    "labs",
+    "vm",
+    "patches",
+    "tests",
+    ".ci",
+    ".git",
+    "diagrams",
+    "docs/captures",
+    "**/.pytest_cache",
+    "**/__pycache__",
+]
+
+html_theme = "sphinx_rtd_theme"
+html_title = "gcov-kernel-labs"
+html_theme_options = {
+    "collapse_navigation": False,
+    "navigation_depth": 3,
+}
+html_show_sourcelink = False

@@ -1,0 +1,397 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Command line of vm/gcovlab."""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+
+from . import guest, kbuild, labs, report
+from . import tree as treemod
+from .util import EXIT_FAILED, EXIT_TIMEOUT, EXIT_USAGE, GcovlabError, say, warn
+from .work import REPO, VM, Work
+
+OUT_MARKER = ".gcovlab-out"
+
+DESCRIPTION = """\
+The lab loop of gcov-kernel-labs: a kernel tree made from Debian's
+linux-source-6.1, tiny kernels built from it, a QEMU guest that runs a
+workload, and the coverage data brought back as .gcda files, lcov.info and
+an HTML report.
+
+The work directory (kernel tree, builds, ccache) is GCOVLAB_WORK, by
+default ~/.cache/gcov-kernel-labs; it is never inside the checkout.
+
+Kernels:
+  --mainline   the pristine packaged tree with CONFIG_GCOV_KERNEL=y
+               (Lab 0, and the oracle the series is compared with)
+  --lab N      the kernel of lab N (labs/index.toml; Lab 0 = --mainline)
+  --tree       the kernel tree as it is checked out now (the baseline
+               until the series moves it)
+"""
+
+EPILOG = """\
+exit status: 'run' and 'boot' exit with the workload's status (also in
+OUT/status).  gcovlab's own failures exit 125, a guest that outlives
+--timeout 124, bad arguments 2.
+
+examples:
+  vm/gcovlab tree
+  vm/gcovlab build --mainline
+  vm/gcovlab run --mainline --module labs/driver \\
+      --workload labs/driver/workload-basic.sh --out ~/lab0-basic
+"""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print("gcovlab: error: %s\n(see '%s --help')" % (message, self.prog),
+              file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def lab_number(text):
+    if not re.fullmatch(r"\d+", text):
+        raise argparse.ArgumentTypeError("lab number must be a whole number, like 0 or 4, not %r" % text)
+    return int(text)
+
+
+def positive(text):
+    if not re.fullmatch(r"\d+", text) or int(text) == 0:
+        raise argparse.ArgumentTypeError("must be a whole number of seconds above 0, not %r" % text)
+    return int(text)
+
+
+def add_kernel_choice(p, required=False):
+    g = p.add_mutually_exclusive_group(required=required)
+    g.add_argument("--lab", type=lab_number, metavar="N",
+                   help="the kernel of lab N (Lab 0 is the mainline kernel)")
+    g.add_argument("--mainline", action="store_true",
+                   help="the pristine tree with mainline CONFIG_GCOV_KERNEL")
+    g.add_argument("--tree", action="store_true",
+                   help="the kernel tree as checked out now")
+
+
+def add_guest_options(p):
+    p.add_argument("--timeout", type=positive, default=120, metavar="SECONDS",
+                   help="stop the guest after this long (default 120)")
+    p.add_argument("--accel", choices=("tcg", "kvm", "auto"), default="tcg",
+                   help="tcg (default); kvm; auto: KVM only if a bounded "
+                        "probe boot completes, else TCG")
+
+
+def parser():
+    top = Parser(prog="vm/gcovlab", description=DESCRIPTION, epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    sub.add_parser("tree", help="make the kernel tree (pristine + baseline commits), or check it",
+                   description="Extract /usr/src/linux-source-6.1.tar.xz into the work "
+                   "directory as a git repository with two tagged commits: "
+                   "gcovlab-pristine (the tarball; its Debian-packaging .gitignore "
+                   "lines removed so git sees the kernel) and gcovlab-baseline "
+                   "(mainline gcov removed).  Running it again does nothing.")
+
+    p = sub.add_parser("lab", help="move the kernel tree to lab N's starting point",
+                       description="Check out the tool's branch for lab N.  A tree "
+                       "with uncommitted changes or new files is refused, never "
+                       "reset.  Lab 0 leaves the tree on the baseline and runs the "
+                       "mainline kernel.")
+    p.add_argument("number", type=lab_number, metavar="N")
+
+    p = sub.add_parser("build", help="build (incrementally) a kernel",
+                       description="Configure (tinyconfig + vm/kernel.config + the "
+                       "kernel's own fragment) and build a kernel in its own O= "
+                       "directory, with ccache.  Only what changed is rebuilt.")
+    add_kernel_choice(p, required=True)
+    p.add_argument("--force", action="store_true", help="run make even if nothing changed")
+
+    p = sub.add_parser("boot", help="boot a kernel, run a workload, collect .gcda (no module)",
+                       description="Boot a kernel in QEMU without building a module.")
+    add_kernel_choice(p, required=True)
+    p.add_argument("--workload", metavar="SCRIPT",
+                   help="script to run in the guest (default: vm/smoke.sh)")
+    p.add_argument("--out", metavar="DIR", help="results (default: WORK/boot-<kernel>)")
+    add_guest_options(p)
+
+    p = sub.add_parser("run", help="build a module, boot, run a workload, report coverage",
+                       description="Build the out-of-tree module in DIR (copied to "
+                       "OUT/build; DIR is never written to) with every object "
+                       "instrumented, boot the chosen kernel, run SCRIPT in the "
+                       "guest next to the .ko files, and leave in OUT: gcda/ (the "
+                       "debugfs gcov tree as files), console.log, transfer.log, "
+                       "lcov.info, html/, summary.txt and status.  Exits with the "
+                       "workload's status.  Kernel: --lab 0 (mainline) unless given.")
+    p.add_argument("--module", required=True, metavar="DIR",
+                   help="module source directory (with a Kbuild or Makefile)")
+    p.add_argument("--workload", required=True, metavar="SCRIPT",
+                   help="shell script run in the guest; it loads the module with insmod")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the results go")
+    add_kernel_choice(p)
+    add_guest_options(p)
+
+    p = sub.add_parser("report", help="redo lcov.info and html/ for a run's OUT",
+                       description="Run lcov and genhtml again on the data of an earlier run.")
+    p.add_argument("--out", required=True, metavar="DIR")
+
+    sub.add_parser("status", help="show the work directory, the tree and the builds")
+
+    p = sub.add_parser("clean", help="remove builds, or the whole work directory",
+                       description="--builds removes the build directories (the tree "
+                       "stays).  --all removes the work directory, and refuses while "
+                       "the tree holds uncommitted changes or branches of your own, "
+                       "unless --force.")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--builds", action="store_true")
+    g.add_argument("--all", action="store_true")
+    p.add_argument("--force", action="store_true")
+    return top
+
+
+def pick_kernel(args):
+    """(configuration, gcov variable for module builds, label)."""
+    if args.mainline:
+        return "mainline", "GCOV_PROFILE", "mainline"
+    if args.tree:
+        return "tree", "GCOV", "tree"
+    number = 0 if args.lab is None else args.lab
+    config = labs.kernel_config(number)
+    return config, ("GCOV_PROFILE" if config == "mainline" else "GCOV"), "lab %d" % number
+
+
+def check_file(path, what):
+    if not os.path.exists(path):
+        raise GcovlabError("%s %s does not exist" % (what, path), EXIT_USAGE)
+    if not os.path.isfile(path):
+        raise GcovlabError("%s %s is not a regular file" % (what, path), EXIT_USAGE)
+
+
+def check_out(out, module=None):
+    out = os.path.abspath(out)
+    if re.search(r"[\s:]", out):
+        raise GcovlabError("--out %r contains a space or ':'; kbuild cannot build "
+                           "a module there.  Choose a path without them." % out, EXIT_USAGE)
+    if os.path.exists(out):
+        if not os.path.isdir(out):
+            raise GcovlabError("--out %s exists and is not a directory" % out, EXIT_USAGE)
+        if os.listdir(out) and not os.path.exists(os.path.join(out, OUT_MARKER)):
+            raise GcovlabError("--out %s is not empty and was not made by gcovlab; "
+                               "nothing was changed.  Choose a new or empty "
+                               "directory." % out, EXIT_USAGE)
+    if module:
+        for a, b in ((out, module), (module, out)):
+            if a == b or a.startswith(b + os.sep):
+                raise GcovlabError("--out and --module must not contain each other "
+                                   "(%s, %s)" % (out, module), EXIT_USAGE)
+    return out
+
+
+def check_module(path):
+    path = os.path.abspath(path)
+    if not os.path.isdir(path):
+        raise GcovlabError("--module %s is not a directory" % path, EXIT_USAGE)
+    if not any(os.path.isfile(os.path.join(path, n)) for n in ("Kbuild", "Makefile")):
+        raise GcovlabError("--module %s has neither a Kbuild nor a Makefile; "
+                           "point it at a kernel module's source directory" % path, EXIT_USAGE)
+    return path
+
+
+def choose_accel(work, args, kernel):
+    if args.accel != "auto":
+        return args.accel
+    probe = os.path.join(work.root, "kvm-probe")
+    os.makedirs(probe, exist_ok=True)
+    initrd = os.path.join(probe, "initramfs.cpio")
+    guest.initramfs(initrd, os.path.join(VM, "smoke.sh"), [])
+    return guest.probe_kvm(kernel, initrd, probe, os.path.join(probe, "result.json"))
+
+
+def workload_output(console):
+    text = guest.read_text(console)
+    start = text.find("gcovlab: workload start")
+    end = text.find("gcovlab: workload end")
+    if start < 0:
+        return ""
+    body = text[start:end if end > start else len(text)].split("\n")[1:]
+    return "\n".join(line.rstrip("\r") for line in body).strip("\n")
+
+
+def boot_and_collect(work, args, config, out, workload, kos):
+    initrd = os.path.join(out, "initramfs.cpio")
+    guest.initramfs(initrd, workload, kos)
+    kernel = kbuild.bzimage(work, config)
+    accel = choose_accel(work, args, kernel)
+    status, files = guest.boot(kernel, initrd, out, accel=accel, timeout=args.timeout)
+    gcda = os.path.join(out, "gcda")
+    if os.path.isdir(gcda):
+        shutil.rmtree(gcda)
+    os.makedirs(gcda)
+    for rel, data in files.items():
+        path = os.path.join(gcda, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+    with open(os.path.join(out, "status"), "w", encoding="utf-8") as f:
+        f.write("%d\n" % status)
+    text = workload_output(os.path.join(out, "console.log"))
+    with open(os.path.join(out, "workload.log"), "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    if text:
+        print("---- workload output (with kernel messages) ----\n%s\n"
+              "---- end of workload output ----" % text, flush=True)
+    say("workload exit status %d; %d .gcda file%s received, sizes and sha256 checked" % (
+        status, len(files), "" if len(files) == 1 else "s"))
+    return status
+
+
+def mark_out(out, **meta):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, OUT_MARKER), "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=1)
+
+
+def cmd_run(work, args):
+    module = check_module(args.module)
+    check_file(args.workload, "--workload")
+    workload = os.path.abspath(args.workload)
+    out = check_out(args.out, module)
+    config, var, label = pick_kernel(args)
+    build_dir = os.path.join(out, "build")
+    title = "%s on %s" % (os.path.basename(module), label)
+    mark_out(out, module=module, build=build_dir, kernel=config, title=title)
+    for stale in ("lcov.info", "summary.txt", "status"):
+        if os.path.exists(os.path.join(out, stale)):
+            os.remove(os.path.join(out, stale))
+
+    treemod.ensure(work)
+    kbuild.build_kernel(work, config)
+    kos = kbuild.build_module(work, config, module, build_dir, var)
+    names = [os.path.basename(k) for k in kos]
+    if len(set(names)) != len(names):
+        raise GcovlabError("two .ko files share a name: %s" % ", ".join(kos))
+    status = boot_and_collect(work, args, config, out, workload, kos)
+
+    placed = report.place_gcda(os.path.join(out, "gcda"), build_dir)
+    if not placed:
+        warn("no .gcda file for the module came back.  Does the %s kernel have "
+             "gcov support, and did the workload load the module?  (The baseline "
+             "tree has none until the series adds it.)  No report made." % label)
+    else:
+        info, index = report.lcov_report(out, build_dir, title)
+        report.announce(out, index, info, build_dir)
+    return status
+
+
+def cmd_boot(work, args):
+    config, _var, label = pick_kernel(args)
+    workload = os.path.abspath(args.workload or os.path.join(VM, "smoke.sh"))
+    check_file(workload, "--workload")
+    out = check_out(args.out or os.path.join(work.root, "boot-" + config))
+    mark_out(out, kernel=config, title="boot of %s" % label)
+    treemod.ensure(work)
+    kbuild.build_kernel(work, config)
+    return boot_and_collect(work, args, config, out, workload, [])
+
+
+def cmd_report(work, args):
+    out = os.path.abspath(args.out)
+    try:
+        with open(os.path.join(out, OUT_MARKER), encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        raise GcovlabError("%s is not the --out of a gcovlab run" % out, EXIT_USAGE)
+    if "build" not in meta:
+        raise GcovlabError("%s holds a boot without a module: nothing to report" % out, EXIT_USAGE)
+    placed = report.place_gcda(os.path.join(out, "gcda"), meta["build"])
+    if not placed:
+        raise GcovlabError("no .gcda for the module under %s/gcda" % out)
+    info, index = report.lcov_report(out, meta["build"], meta["title"])
+    report.announce(out, index, info, meta["build"])
+    return 0
+
+
+def cmd_status(work, _args):
+    print("work directory: %s" % work.root)
+    print("tarball:        %s%s" % (work.tarball, "" if os.path.exists(work.tarball) else " (missing)"))
+    if treemod.is_ours(work.tree):
+        info = treemod.read_info(work)
+        dirty = treemod.changes(work.tree)
+        print("kernel tree:    %s, Linux %s, branch %s, %s" % (
+            work.tree, info.get("version", "?"), treemod.current_branch(work.tree) or "(detached)",
+            "%d uncommitted change(s)" % len(dirty) if dirty else "clean"))
+        mine = treemod.student_branches(work.tree)
+        print("your branches:  %s" % (", ".join(mine) or "none"))
+    else:
+        print("kernel tree:    not made yet (vm/gcovlab tree)")
+    for config in kbuild.CONFIGS:
+        img = kbuild.bzimage(work, config)
+        print("%-15s %s" % ("%s kernel:" % config, img if os.path.exists(img) else "not built"))
+    return 0
+
+
+def cmd_clean(work, args):
+    if args.builds:
+        path = os.path.join(work.root, "build")
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        say("removed %s" % path)
+        return 0
+    if os.path.isdir(work.tree) and treemod.is_ours(work.tree) and not args.force:
+        dirty = treemod.changes(work.tree)
+        mine = treemod.student_branches(work.tree)
+        if dirty or mine:
+            raise GcovlabError(
+                "not removing %s: the kernel tree holds %s.  Save them first "
+                "(git -C %s format-patch baseline..BRANCH), or add --force to "
+                "delete them." % (work.root, " and ".join(
+                    (["%d uncommitted change(s)" % len(dirty)] if dirty else []) +
+                    (["your branches %s" % ", ".join(mine)] if mine else [])), work.tree))
+    if os.path.isdir(work.mainline):
+        os.system("chmod -R u+w '%s'" % work.mainline)
+    if os.path.isdir(work.root):
+        shutil.rmtree(work.root)
+    say("removed %s" % work.root)
+    return 0
+
+
+def cmd_lab(work, args):
+    lab = labs.get(args.number)
+    treemod.ensure(work)
+    treemod.checkout(work.tree, treemod.BRANCH_BASELINE)
+    if lab["kernel"] == "mainline":
+        say("Lab %d (%s) runs on the mainline kernel: vm/gcovlab build --mainline" %
+            (args.number, lab["title"]))
+    return 0
+
+
+def cmd_build(work, args):
+    config, _var, _label = pick_kernel(args)
+    treemod.ensure(work)
+    kbuild.build_kernel(work, config, force=args.force)
+    return 0
+
+
+COMMANDS = {"tree": lambda w, a: (treemod.ensure(w), 0)[1], "lab": cmd_lab,
+            "build": cmd_build, "boot": cmd_boot, "run": cmd_run,
+            "report": cmd_report, "status": cmd_status, "clean": cmd_clean}
+
+
+def main(argv=None):
+    p = parser()
+    args = p.parse_args(argv)
+    if not args.command:
+        p.print_help(sys.stderr)
+        print("\ngcovlab: error: name a command, e.g. 'vm/gcovlab run --help'", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        work = Work()
+        return COMMANDS[args.command](work, args)
+    except GcovlabError as e:
+        print("gcovlab: error: %s" % e, file=sys.stderr, flush=True)
+        return e.code
+    except KeyboardInterrupt:
+        print("gcovlab: interrupted", file=sys.stderr)
+        return EXIT_FAILED

@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The guest: a busybox initramfs, a QEMU boot with a timeout, the transfer.
+
+The console (ttyS0) goes to console.log; the data channel (ttyS1, see
+vm/init.sh for the protocol) goes to transfer.log.  Nothing the guest
+sends is trusted: sizes, checksums and paths are checked on the host.
+"""
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import signal
+import stat
+import struct
+import subprocess
+import time
+
+from .util import GcovlabError, EXIT_TIMEOUT, say, seconds, tail, warn
+from .work import VM
+
+BUSYBOX = "/bin/busybox"
+QEMU = "qemu-system-x86_64"
+APPEND = "console=ttyS0 panic=-1 rdinit=/init"
+
+
+# ---------------------------------------------------------------- initramfs
+
+class Cpio:
+    """A 'newc' cpio archive, written without root and without cpio(1)."""
+
+    def __init__(self):
+        self.parts = []
+        self.ino = 1
+
+    def _entry(self, name, mode, data=b"", rdev=(0, 0)):
+        name_b = name.encode() + b"\0"
+        hdr = b"070701" + b"".join(b"%08X" % v for v in (
+            self.ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1],
+            len(name_b), 0))
+        self.ino += 1
+        self.parts.append(hdr + name_b)
+        self.parts.append(b"\0" * (-(110 + len(name_b)) % 4))
+        self.parts.append(data)
+        self.parts.append(b"\0" * (-len(data) % 4))
+
+    def dir(self, name):
+        self._entry(name, stat.S_IFDIR | 0o755)
+
+    def file(self, name, data, mode=0o644):
+        self._entry(name, stat.S_IFREG | mode, data)
+
+    def chardev(self, name, major, minor, mode=0o600):
+        self._entry(name, stat.S_IFCHR | mode, rdev=(major, minor))
+
+    def bytes(self):
+        self._entry("TRAILER!!!", 0)
+        return b"".join(self.parts)
+
+
+def check_static(path):
+    """busybox must be the static build: the initramfs has no libc."""
+    try:
+        with open(path, "rb") as f:
+            elf = f.read(1 << 16)
+    except OSError:
+        raise GcovlabError("%s not found: install busybox-static "
+                           "(apt-get install busybox-static; ./setup.sh does this)" % path)
+    if elf[:5] != b"\x7fELF\x02":
+        raise GcovlabError("%s is not a 64-bit ELF program" % path)
+    phoff, = struct.unpack_from("<Q", elf, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", elf, 0x36)
+    for i in range(phnum):
+        ptype, = struct.unpack_from("<I", elf, phoff + i * phentsize)
+        if ptype == 3:  # PT_INTERP: dynamically linked
+            raise GcovlabError("%s is dynamically linked; the guest has no C "
+                               "library.  Install busybox-static (it replaces "
+                               "Debian's busybox): apt-get install busybox-static" % path)
+
+
+def initramfs(path, workload, kos):
+    check_static(BUSYBOX)
+    c = Cpio()
+    for d in ("bin", "dev", "etc", "proc", "root", "sys", "tmp", "work"):
+        c.dir(d)
+    c.chardev("dev/console", 5, 1)
+    with open(os.path.join(VM, "init.sh"), "rb") as f:
+        c.file("init", f.read(), 0o755)
+    with open(BUSYBOX, "rb") as f:
+        c.file("bin/busybox", f.read(), 0o755)
+    c.file("etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n")
+    c.file("etc/group", b"root:x:0:\n")
+    with open(workload, "rb") as f:
+        c.file("work/workload.sh", f.read(), 0o755)
+    for ko in kos:
+        with open(ko, "rb") as f:
+            c.file("work/" + os.path.basename(ko), f.read())
+    with open(path, "wb") as f:
+        f.write(c.bytes())
+
+
+# ---------------------------------------------------------------- QEMU
+
+def qemu_cmd(kernel, initrd, console, transfer, accel, memory="256M"):
+    return [QEMU, "-accel", accel, "-m", memory, "-smp", "1",
+            "-nodefaults", "-no-reboot", "-display", "none",
+            "-kernel", kernel, "-initrd", initrd, "-append", APPEND,
+            "-serial", "file:" + console, "-serial", "file:" + transfer]
+
+
+def boot(kernel, initrd, outdir, accel="tcg", timeout=120):
+    """Boot once; return the parsed transfer.  Raises on timeout."""
+    console = os.path.join(outdir, "console.log")
+    transfer = os.path.join(outdir, "transfer.log")
+    for p in (console, transfer):
+        if os.path.exists(p):
+            os.remove(p)
+    cmd = qemu_cmd(kernel, initrd, console, transfer, accel)
+    start = time.monotonic()
+    say("booting %s under %s (timeout %d s) ..." % (
+        os.path.basename(kernel), accel.upper(), timeout))
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    except FileNotFoundError:
+        raise GcovlabError("%s is not installed: apt-get install qemu-system-x86 "
+                           "(./setup.sh does this)" % QEMU)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise GcovlabError(
+            "the guest did not finish within %d s, so the VM was stopped.  "
+            "Does the workload wait for something that never happens?  The "
+            "console log is kept: %s\nIts last lines:\n%s\n"
+            "(Give a slow workload more time with --timeout SECONDS.)" %
+            (timeout, console, tail(read_text(console), 15)), code=EXIT_TIMEOUT)
+    took = time.monotonic() - start
+    if proc.returncode != 0:
+        raise GcovlabError("QEMU failed (exit %d): %s\n%s" % (
+            proc.returncode, " ".join(cmd), tail(out.decode(errors="replace"), 20)))
+    say("guest finished in %s" % seconds(took))
+    return parse_transfer(read_text(transfer), console)
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def safe_rel(rel):
+    parts = rel.split("/")
+    return rel and not rel.startswith("/") and all(p not in ("", ".", "..") for p in parts)
+
+
+def parse_transfer(text, console):
+    """Decode the data channel; check every size and checksum."""
+    status = None
+    files = {}
+    done = None
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("GCOVLAB-STATUS "):
+            status = int(line.split()[1])
+        elif line.startswith("GCOVLAB-DONE "):
+            done = int(line.split()[1])
+        elif line.startswith("GCOVLAB-FILE "):
+            _tag, size, digest, rel = line.split(" ", 3)
+            chunks = []
+            while i < len(lines) and lines[i] != "GCOVLAB-END":
+                chunks.append(lines[i])
+                i += 1
+            i += 1
+            if not safe_rel(rel):
+                raise GcovlabError("the guest sent a file with an unsafe path %r" % rel)
+            try:
+                data = base64.b64decode("".join(chunks), validate=True)
+            except binascii.Error:
+                raise GcovlabError("%s arrived damaged (not valid base64)" % rel)
+            if len(data) != int(size) or hashlib.sha256(data).hexdigest() != digest:
+                raise GcovlabError(
+                    "%s arrived damaged: the guest sent %s bytes with sha256 %s, "
+                    "the host got %d bytes with sha256 %s" % (
+                        rel, size, digest, len(data), hashlib.sha256(data).hexdigest()))
+            files[rel] = data
+    if status is None or done is None:
+        raise GcovlabError(
+            "the guest stopped before it %s (a kernel panic, or /init failed?).  "
+            "The console log is kept: %s\nIts last lines:\n%s" % (
+                "ran the workload" if status is None else "sent all coverage data",
+                console, tail(read_text(console), 20)))
+    if done != len(files):
+        raise GcovlabError("the guest sent %d files but announced %d" % (len(files), done))
+    return status, files
+
+
+def probe_kvm(kernel, initrd, outdir, cache):
+    """A bounded boot under KVM; TCG unless it completes in time."""
+    key = "%s %d" % (kernel, int(os.stat(kernel).st_mtime))
+    try:
+        with open(cache, encoding="utf-8") as f:
+            known = json.load(f)
+        if known.get("key") == key:
+            return known["accel"]
+    except (OSError, ValueError, KeyError):
+        pass
+    accel = "tcg"
+    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+        say("probing KVM with a 30 s bounded boot ...")
+        try:
+            boot(kernel, initrd, outdir, accel="kvm", timeout=30)
+            accel = "kvm"
+        except GcovlabError as e:
+            warn("KVM probe failed, using TCG: %s" % str(e).split("\n")[0])
+    else:
+        say("/dev/kvm is not usable here: using TCG")
+    with open(cache, "w", encoding="utf-8") as f:
+        json.dump({"key": key, "accel": accel}, f)
+    return accel

@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Kernel and module builds: O= build directories, one per configuration."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+
+from . import tree as treemod
+from .util import GcovlabError, Step, run, say, seconds, tail
+from .work import VM
+
+# Every kernel starts from tinyconfig plus the shared VM fragment; the
+# configuration then adds only its gcov options.
+CONFIGS = {
+    "mainline": ["kernel.config", "mainline.config"],
+    "tree": ["kernel.config", "tree.config"],
+}
+
+# On the make command line of every kernel and module build, so that the
+# command lines (and therefore kbuild's rebuild decisions) never change.
+def make_vars(work):
+    return ["ARCH=x86_64", "CC=ccache gcc", "KBUILD_BUILD_USER=gcovlab",
+            "KBUILD_BUILD_HOST=gcovlab"]
+
+
+def make_env(work):
+    env = dict(os.environ)
+    env["CCACHE_DIR"] = work.ccache
+    env.setdefault("CCACHE_MAXSIZE", "5G")
+    # make imports the environment: variables kbuild reads must not leak
+    # in from the user's shell.
+    for var in ("ARCH", "CROSS_COMPILE", "O", "M", "KBUILD_EXTMOD", "KCFLAGS",
+                "KBUILD_OUTPUT", "LLVM", "CC"):
+        env.pop(var, None)
+    return env
+
+
+def jobs():
+    return str(os.cpu_count() or 1)
+
+
+def source_dir(work, config):
+    return work.mainline if config == "mainline" else work.tree
+
+
+def fragments(config):
+    return [os.path.join(VM, name) for name in CONFIGS[config]]
+
+
+def wanted_options(config):
+    """CONFIG_X=value lines the fragments ask for."""
+    want = {}
+    for frag in fragments(config):
+        with open(frag, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("CONFIG_") and "=" in line:
+                    key, value = line.split("=", 1)
+                    want[key] = value
+    return want
+
+
+def config_hash(config):
+    h = hashlib.sha256(b"tinyconfig\0")
+    for frag in fragments(config):
+        with open(frag, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def read_stamp(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def write_stamp(path, value):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(value + "\n")
+
+
+def configure(work, config):
+    src = source_dir(work, config)
+    out = work.build_dir(config)
+    os.makedirs(out, exist_ok=True)
+    stamp = os.path.join(out, ".gcovlab-config")
+    want_hash = config_hash(config)
+    if os.path.exists(os.path.join(out, ".config")) and read_stamp(stamp) == want_hash:
+        return
+    env = make_env(work)
+    base = ["make", "-s", "-C", src, "O=" + out] + make_vars(work)
+    with Step("configuring %s kernel: tinyconfig + %s" % (config, " + ".join("vm/" + c for c in CONFIGS[config]))):
+        run(base + ["tinyconfig"], env=env, capture=True, what="make tinyconfig")
+        run([os.path.join(src, "scripts/kconfig/merge_config.sh"), "-m", "-O", out,
+             os.path.join(out, ".config")] + fragments(config),
+            cwd=out, env=env, capture=True, what="merge_config.sh")
+        run(base + ["olddefconfig"], env=env, capture=True, what="make olddefconfig")
+    got = {}
+    with open(os.path.join(out, ".config"), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("CONFIG_") and "=" in line:
+                key, value = line.split("=", 1)
+                got[key] = value
+    missing = ["%s=%s (got %s)" % (k, v, got.get(k, "not set"))
+               for k, v in wanted_options(config).items() if got.get(k) != v]
+    if missing:
+        raise GcovlabError("the %s kernel config did not take these options "
+                           "(a dependency is missing from vm/kernel.config?):\n    %s"
+                           % (config, "\n    ".join(missing)))
+    write_stamp(stamp, want_hash)
+
+
+def bzimage(work, config):
+    return os.path.join(work.build_dir(config), "arch/x86/boot/bzImage")
+
+
+def state(work, config):
+    return "%s config=%s" % (treemod.source_state(work, config), config_hash(config))
+
+
+def up_to_date(work, config):
+    stamp = os.path.join(work.build_dir(config), ".gcovlab-built")
+    return os.path.exists(bzimage(work, config)) and read_stamp(stamp) == state(work, config)
+
+
+def build_kernel(work, config, force=False):
+    """Build (incrementally) the kernel of a configuration."""
+    if config == "mainline":
+        treemod.ensure_mainline(work)
+    if not force and up_to_date(work, config):
+        say("%s kernel is up to date (%s)" % (config, bzimage(work, config)))
+        return
+    configure(work, config)
+    src = source_dir(work, config)
+    out = work.build_dir(config)
+    log = os.path.join(out, "gcovlab-build.log")
+    cmd = ["make", "-C", src, "O=" + out, "-j", jobs()] + make_vars(work) + ["all"]
+    start = time.monotonic()
+    say("building the %s kernel in %s (log: %s) ..." % (config, out, log))
+    with open(log, "w", encoding="utf-8") as logf:
+        logf.write("$ %s\n" % " ".join(cmd))
+        logf.flush()
+        proc = subprocess.Popen(cmd, env=make_env(work), stdout=logf,
+                                stderr=subprocess.STDOUT)
+        last = start
+        while proc.poll() is None:
+            time.sleep(0.5)
+            now = time.monotonic()
+            if now - last >= 15:
+                last = now
+                say("  ... %s, %d files compiled so far" %
+                    (seconds(now - start), count_compiled(log)))
+    with open(log, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    if proc.returncode != 0:
+        errors = [line for line in text.split("\n") if "error" in line.lower()][:20]
+        raise GcovlabError("building the %s kernel failed (make exit %d).\n"
+                           "First error lines:\n    %s\nEnd of the log:\n%s\n"
+                           "Full log: %s" % (config, proc.returncode,
+                                             "\n    ".join(errors) or "(none found)",
+                                             tail(text, 25), log))
+    write_stamp(os.path.join(out, ".gcovlab-built"), state(work, config))
+    say("built the %s kernel in %s (%d files compiled): %s" % (
+        config, seconds(time.monotonic() - start), count_compiled(log),
+        bzimage(work, config)))
+
+
+def count_compiled(log):
+    n = 0
+    with open(log, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("  CC "):
+                n += 1
+    return n
+
+
+# Files that a module build produces; never copied from the instructor's
+# directory (a stale .o or .gcno there must not mix with ours).
+BUILD_PRODUCTS = (".o", ".ko", ".mod", ".mod.c", ".cmd", ".gcno", ".gcda",
+                  ".gcov", ".order", ".symvers", ".a", ".d", ".tmp", ".dwo")
+
+
+def is_product(name):
+    return name.endswith(BUILD_PRODUCTS) or name in ("Module.symvers", "modules.order")
+
+
+def sync_sources(src, dst):
+    """Mirror a module's sources into dst, touching only changed files."""
+    os.makedirs(dst, exist_ok=True)
+    seen = set()
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel = os.path.relpath(dirpath, src)
+        for name in filenames:
+            if is_product(name) or name.startswith("."):
+                continue
+            relfile = os.path.normpath(os.path.join(rel, name))
+            seen.add(relfile)
+            s = os.path.join(src, relfile)
+            d = os.path.join(dst, relfile)
+            with open(s, "rb") as f:
+                data = f.read()
+            try:
+                with open(d, "rb") as f:
+                    same = f.read() == data
+            except OSError:
+                same = False
+            if not same:
+                os.makedirs(os.path.dirname(d), exist_ok=True)
+                with open(d, "wb") as f:
+                    f.write(data)
+                shutil.copymode(s, d)
+    # Sources deleted by the instructor go from the copy too.
+    for dirpath, dirnames, filenames in os.walk(dst):
+        rel = os.path.relpath(dirpath, dst)
+        for name in filenames:
+            relfile = os.path.normpath(os.path.join(rel, name))
+            if not is_product(name) and not name.startswith(".") and relfile not in seen:
+                os.remove(os.path.join(dst, relfile))
+
+
+def build_module(work, config, src, dst, profile_var, extra=()):
+    """Build an out-of-tree module with every object instrumented."""
+    sync_sources(src, dst)
+    kout = work.build_dir(config)
+    # Stale data of an earlier run must not be read as this run's.
+    for dirpath, _d, filenames in os.walk(dst):
+        for name in filenames:
+            if name.endswith((".gcda", ".gcov")):
+                os.remove(os.path.join(dirpath, name))
+    cmd = ["make", "-C", kout, "M=" + dst, "-j", jobs()] + make_vars(work) + \
+        ["%s=y" % profile_var] + list(extra) + ["modules"]
+    with Step("building module %s against the %s kernel (%s=y)" % (
+            os.path.basename(src.rstrip("/")), config, profile_var)):
+        proc = subprocess.run(cmd, env=make_env(work), text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        with open(os.path.join(dst, "gcovlab-module-build.log"), "w", encoding="utf-8") as f:
+            f.write("$ %s\n%s" % (" ".join(cmd), proc.stdout))
+        if proc.returncode != 0:
+            raise GcovlabError("the module in %s did not build (make exit %d); "
+                               "the compiler said:\n%s" % (src, proc.returncode,
+                                                            tail(proc.stdout, 40)))
+    kos = []
+    for dirpath, _d, filenames in os.walk(dst):
+        kos += [os.path.join(dirpath, n) for n in filenames if n.endswith(".ko")]
+    if not kos:
+        raise GcovlabError("the module build in %s made no .ko file: does its "
+                           "Kbuild or Makefile set obj-m?" % src)
+    return sorted(kos)

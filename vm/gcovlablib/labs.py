@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The lab registry, labs/index.toml."""
+
+import os
+import tomllib
+
+from .util import EXIT_USAGE, GcovlabError
+from .work import REPO
+
+INDEX = os.path.join(REPO, "labs", "index.toml")
+
+
+def load():
+    with open(INDEX, "rb") as f:
+        data = tomllib.load(f)
+    return {lab["number"]: lab for lab in data.get("lab", [])}
+
+
+def series_patches():
+    pdir = os.path.join(REPO, "patches")
+    return sorted(p for p in os.listdir(pdir) if p.endswith(".patch")) if os.path.isdir(pdir) else []
+
+
+def get(number):
+    labs = load()
+    if number in labs:
+        return labs[number]
+    have = ", ".join(str(n) for n in sorted(labs))
+    raise GcovlabError(
+        "Lab %d does not exist yet.  This checkout has lab%s %s (labs/index.toml); "
+        "labs 1-10 arrive with the patch series, and patches/ holds %d patch "
+        "file%s so far." % (number, "s" if len(labs) != 1 else "", have,
+                            len(series_patches()), "" if len(series_patches()) == 1 else "s"),
+        EXIT_USAGE)
+
+
+def kernel_config(number):
+    """The build configuration a lab runs on: 'mainline' or 'tree'."""
+    lab = get(number)
+    if lab["kernel"] == "mainline":
+        return "mainline"
+    raise GcovlabError("Lab %d needs the patch series, which this version of "
+                       "gcovlab cannot apply yet" % number)

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+"""From collected .gcda files to lcov.info, an HTML report and a summary."""
+
+import os
+import shutil
+import subprocess
+
+from .util import GcovlabError, Step, say
+
+# Debian's lcov 1.16 prints these Perl warnings on every run; they are its
+# own and say nothing about the data.  Only lines of exactly this shape are
+# dropped; anything else lcov or gcov says is shown.
+def lcov_noise(line):
+    return line.startswith("Subroutine ") and " redefined at " in line
+
+
+def place_gcda(gcda_root, build_dir):
+    """Copy the module's .gcda next to its .gcno in the build directory.
+
+    In debugfs a module object's data sits at gcov/<absolute build path>/,
+    so the copy below gcda/ mirrors the host path of the build directory.
+    """
+    mirrored = os.path.join(gcda_root, build_dir.lstrip("/"))
+    placed = []
+    if not os.path.isdir(mirrored):
+        return placed
+    for dirpath, _d, filenames in os.walk(mirrored):
+        for name in filenames:
+            if name.endswith(".gcda"):
+                src = os.path.join(dirpath, name)
+                dst = os.path.join(build_dir, os.path.relpath(src, mirrored))
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copyfile(src, dst)
+                placed.append(dst)
+    return sorted(placed)
+
+
+def run_filtered(cmd, log):
+    proc = subprocess.run(cmd, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    kept = [line for line in proc.stdout.split("\n") if line and not lcov_noise(line)]
+    with open(log, "a", encoding="utf-8") as f:
+        f.write("$ %s\n%s\n" % (" ".join(cmd), "\n".join(kept)))
+    if proc.returncode != 0:
+        raise GcovlabError("%s failed (exit %d):\n%s" % (
+            os.path.basename(cmd[0]), proc.returncode, "\n".join(kept[-20:])))
+    return kept
+
+
+def lcov_report(out, build_dir, title):
+    info = os.path.join(out, "lcov.info")
+    html = os.path.join(out, "html")
+    log = os.path.join(out, "lcov.log")
+    if os.path.exists(log):
+        os.remove(log)
+    if os.path.isdir(html):
+        shutil.rmtree(html)
+    with Step("lcov --capture and genhtml"):
+        run_filtered(["lcov", "--capture", "--no-external", "--quiet",
+                      "--directory", build_dir, "--base-directory", build_dir,
+                      "--test-name", title.replace("-", "_").replace(" ", "_"),
+                      "--output-file", info], log)
+        run_filtered(["genhtml", "--quiet", "--title", title,
+                      "--output-directory", html, info], log)
+    return info, os.path.join(html, "index.html")
+
+
+def line_coverage(info):
+    """{source file: (lines hit, lines instrumented)} from lcov DA records.
+
+    lcov 1.16's --capture writes no LH/LF summary lines, so count DA.
+    """
+    result = {}
+    current = None
+    with open(info, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("SF:"):
+                current = line[3:]
+                result[current] = [0, 0]
+            elif line.startswith("DA:") and current:
+                count = line[3:].split(",")[1]
+                result[current][1] += 1
+                if int(count) > 0:
+                    result[current][0] += 1
+            elif line == "end_of_record":
+                current = None
+    return {k: tuple(v) for k, v in result.items()}
+
+
+def summary_lines(info, build_dir):
+    lines = []
+    for src, (hit, total) in sorted(line_coverage(info).items()):
+        rel = os.path.relpath(src, build_dir)
+        pct = 100.0 * hit / total if total else 0.0
+        lines.append("%s: lines hit %d / %d (%.1f%%)" % (rel, hit, total, pct))
+    return lines
+
+
+def announce(out, index, info, build_dir):
+    lines = summary_lines(info, build_dir)
+    with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    say("HTML report: %s" % index)
+    for line in lines:
+        say("line coverage, %s" % line)

@@ -1,0 +1,271 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel tree: extracted from the Debian tarball, kept as a git repo.
+
+Two commits, each tagged:
+  gcovlab-pristine  the tarball as Debian ships it, except for the two
+                    Debian-packaging lines of the top-level .gitignore
+                    (see fix_gitignore)
+  gcovlab-baseline  mainline's gcov support removed (see baseline.py)
+The branch "baseline" is checked out; lab branches come with the series.
+Branches other than the tool's are the student's and are never touched.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+
+from . import baseline
+from .util import GcovlabError, Step, run, output, say, warn
+
+TAG_PRISTINE = "gcovlab-pristine"
+TAG_BASELINE = "gcovlab-baseline"
+BRANCH_BASELINE = "baseline"
+TOOL_BRANCH = re.compile(r"^(baseline|lab-\d+)$")
+
+AUTHOR = "gcov-kernel-labs"
+EMAIL = "maintainers@gcov-kernel-labs.invalid"
+
+# The end of the Debian tarball's top-level .gitignore.  "/*" ignores every
+# top-level entry of the kernel tree, so "git add -A" would commit nothing
+# and a student's new files would never show in "git status".
+DEBIAN_IGNORE = ("#\n"
+                 "# Debian packaging: ignore everything at the top level, since it isn't\n"
+                 "# included in our repository\n"
+                 "#\n"
+                 "/*\n"
+                 "!/debian/\n")
+
+
+def git_env(date=None):
+    env = dict(os.environ)
+    env.update(GIT_AUTHOR_NAME=AUTHOR, GIT_AUTHOR_EMAIL=EMAIL,
+               GIT_COMMITTER_NAME=AUTHOR, GIT_COMMITTER_EMAIL=EMAIL)
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return env
+
+
+def git(tree, *args, capture=True, env=None):
+    cmd = ["git", "-C", tree] + list(args)
+    if capture:
+        return output(cmd, env=env)
+    return run(cmd, env=env, what="git " + args[0])
+
+
+def kernel_version(tree):
+    """Return 'VERSION.PATCHLEVEL.SUBLEVEL' from a tree's Makefile."""
+    fields = {}
+    try:
+        with open(os.path.join(tree, "Makefile"), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"^(VERSION|PATCHLEVEL|SUBLEVEL) = (\d+)\s*$", line)
+                if m:
+                    fields[m.group(1)] = m.group(2)
+                if len(fields) == 3:
+                    break
+    except OSError:
+        pass
+    if len(fields) != 3:
+        return None
+    return "%s.%s.%s" % (fields["VERSION"], fields["PATCHLEVEL"], fields["SUBLEVEL"])
+
+
+def fix_gitignore(tree):
+    """Drop the Debian packaging lines so git tracks and sees the kernel."""
+    path = os.path.join(tree, ".gitignore")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if DEBIAN_IGNORE not in text:
+        return False
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace(DEBIAN_IGNORE, "", 1).rstrip("\n") + "\n")
+    return True
+
+
+def is_ours(tree):
+    if not os.path.isdir(os.path.join(tree, ".git")):
+        return False
+    tags = subprocess.run(["git", "-C", tree, "tag", "--list", "gcovlab-*"],
+                          capture_output=True, text=True).stdout.split()
+    return TAG_PRISTINE in tags and TAG_BASELINE in tags
+
+
+def info_path(work):
+    return os.path.join(work.root, "tree.json")
+
+
+def read_info(work):
+    try:
+        with open(info_path(work), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def tarball_id(path):
+    st = os.stat(path)
+    return {"tarball": path, "size": st.st_size, "mtime": int(st.st_mtime)}
+
+
+def ensure(work):
+    """Create the tree if it is missing; otherwise check it and do nothing."""
+    if os.path.exists(work.tree):
+        if not is_ours(work.tree):
+            raise GcovlabError(
+                "%s exists but is not a kernel tree made by gcovlab (no %s and "
+                "%s tags).  Move it away, or set GCOVLAB_WORK to another "
+                "directory, and run 'vm/gcovlab tree' again." %
+                (work.tree, TAG_PRISTINE, TAG_BASELINE))
+        info = read_info(work)
+        say("kernel tree ready: Linux %s at %s (nothing to do)" %
+            (info.get("version", kernel_version(work.tree)), work.tree))
+        if os.path.exists(work.tarball) and info.get("size") and \
+                tarball_id(work.tarball)["size"] != info.get("size"):
+            warn("%s has changed since the tree was made from it; the tree "
+                 "stays as it is.  To start again from the new tarball, keep "
+                 "your branches elsewhere and run 'vm/gcovlab clean --all'."
+                 % work.tarball)
+        return False
+    create(work)
+    return True
+
+
+def create(work):
+    tarball = work.tarball
+    if not os.path.isfile(tarball):
+        raise GcovlabError("%s not found: install Debian's kernel source with "
+                           "'sudo apt-get install linux-source-6.1' (./setup.sh "
+                           "does this)" % tarball)
+    os.makedirs(work.root, exist_ok=True)
+    partial = work.tree + ".partial"
+    if os.path.exists(partial):
+        say("removing %s, left by an interrupted run" % partial)
+        shutil.rmtree(partial)
+    os.makedirs(partial)
+
+    with Step("extracting %s" % tarball):
+        run(["tar", "-xf", tarball, "-C", partial, "--strip-components=1"],
+            what="tar")
+    version = kernel_version(partial)
+    if not version or not version.startswith("6.1."):
+        shutil.rmtree(partial)
+        raise GcovlabError(
+            "%s holds Linux %s, not 6.1: the series is written for Debian 12's "
+            "linux-source-6.1.  Install it (apt-get install linux-source-6.1) "
+            "or point GCOVLAB_TARBALL at its tarball." % (tarball, version or "(no version found)"))
+
+    with Step("committing the pristine tree to git (about 80,000 files)"):
+        fixed = fix_gitignore(partial)
+        git(partial, "init", "--quiet", "--initial-branch", BRANCH_BASELINE)
+        git(partial, "config", "feature.manyFiles", "true")
+        git(partial, "config", "gc.auto", "0")
+        git(partial, "add", "--all")
+        date = time.strftime("%Y-%m-%dT%H:%M:%S+0000",
+                             time.gmtime(os.stat(tarball).st_mtime))
+        msg = ("Linux %s as Debian's linux-source-6.1 ships it\n\n"
+               "Extracted from %s.\n" % (version, os.path.basename(tarball)))
+        if fixed:
+            msg += ("\nOne change from the tarball: the top-level .gitignore ended in\n"
+                    "Debian packaging lines ('/*' and '!/debian/') that ignore every\n"
+                    "top-level entry of the kernel tree.  With them, git would track\n"
+                    "nothing and new files would never show in 'git status'; they are\n"
+                    "removed here.  Everything else is the tarball's content.\n")
+        git(partial, "commit", "--quiet", "--no-verify", "-m", msg, env=git_env(date))
+        git(partial, "tag", TAG_PRISTINE)
+
+    with Step("making the baseline (mainline gcov removed)"):
+        baseline.apply(partial)
+        git(partial, "add", "--all")
+        msg = ("baseline: remove mainline's gcov support\n\n"
+               "Linux 6.1 already has the descendant of the 2008 gcov series.  The\n"
+               "labs rebuild it, so this commit takes out what the series adds\n"
+               "again and keeps the shared infrastructure other code uses\n"
+               "(CONFIG_CONSTRUCTORS, seq_write(), mainline's GCOV_PROFILE := n\n"
+               "lines, which are inert here).\n\n" + baseline.describe() + "\n")
+        git(partial, "commit", "--quiet", "--no-verify", "-m", msg, env=git_env(date))
+        git(partial, "tag", TAG_BASELINE)
+
+    os.rename(partial, work.tree)
+    info = tarball_id(tarball)
+    info["version"] = version
+    with open(info_path(work), "w", encoding="utf-8") as f:
+        json.dump(info, f, indent=1)
+    say("kernel tree ready: Linux %s at %s, branch %s" % (version, work.tree, BRANCH_BASELINE))
+
+
+def changes(tree):
+    """Uncommitted changes and untracked files, as 'git status --short' lines."""
+    out = git(tree, "status", "--porcelain=v1")
+    return [line for line in out.split("\n") if line.strip()]
+
+
+def refuse_if_dirty(tree, doing):
+    lines = changes(tree)
+    if not lines:
+        return
+    shown = lines[:20] + (["... and %d more" % (len(lines) - 20)] if len(lines) > 20 else [])
+    raise GcovlabError(
+        "not %s: the kernel tree %s has changes that are not committed:\n    %s\n"
+        "gcovlab never resets or overwrites your work.  Keep it on a branch of "
+        "your own:\n"
+        "    git -C %s switch -c my-work && git -C %s add -A && git -C %s commit -m 'my work'\n"
+        "or put it aside:  git -C %s stash push --include-untracked\n"
+        "or, to drop it for good:  git -C %s reset --hard && git -C %s clean -fd\n"
+        "Then run the command again." %
+        (doing, tree, "\n    ".join(shown), tree, tree, tree, tree, tree, tree))
+
+
+def current_branch(tree):
+    out = subprocess.run(["git", "-C", tree, "symbolic-ref", "--short", "-q", "HEAD"],
+                         capture_output=True, text=True).stdout.strip()
+    return out or None
+
+
+def student_branches(tree):
+    out = git(tree, "for-each-ref", "--format=%(refname:short)", "refs/heads/")
+    return [b for b in out.split() if not TOOL_BRANCH.match(b)]
+
+
+def checkout(tree, branch):
+    """Move the tree to a tool-owned branch; refuses a dirty tree."""
+    if current_branch(tree) == branch:
+        say("kernel tree already on branch %s" % branch)
+        return
+    refuse_if_dirty(tree, "switching to %s" % branch)
+    git(tree, "checkout", "--quiet", branch, capture=False)
+    say("kernel tree now on branch %s" % branch)
+
+
+def ensure_mainline(work):
+    """A read-only worktree of the pristine commit, for the mainline build."""
+    if os.path.isdir(work.mainline):
+        return
+    with Step("checking out the pristine tree for mainline builds at %s" % work.mainline):
+        git(work.tree, "worktree", "prune")
+        git(work.tree, "worktree", "add", "--quiet", "--detach", work.mainline,
+            TAG_PRISTINE, capture=False)
+        # Read-only: mainline is the oracle, nobody edits it by accident.
+        run(["chmod", "-R", "a-w", work.mainline], what="chmod")
+
+
+def source_state(work, config):
+    """A string that changes whenever the source of a build changes."""
+    if config == "mainline":
+        return git(work.mainline, "rev-parse", "HEAD").strip()
+    head = git(work.tree, "rev-parse", "HEAD").strip()
+    diff = subprocess.run(["git", "-C", work.tree, "diff", "HEAD"],
+                          capture_output=True).stdout
+    untracked = git(work.tree, "ls-files", "--others", "--exclude-standard")
+    h = hashlib.sha256(diff)
+    for rel in untracked.split("\n"):
+        if rel:
+            try:
+                with open(os.path.join(work.tree, rel), "rb") as f:
+                    h.update(rel.encode() + b"\0" + f.read())
+            except OSError:
+                pass
+    return "%s+%s" % (head, h.hexdigest()[:16])

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Messages, errors and subprocess helpers shared by every gcovlab step."""
+
+import os
+import subprocess
+import sys
+import time
+
+# Exit codes of the tool itself.  A workload's own status is passed through
+# unchanged by "run"; these are chosen outside the usual range of a script's
+# statuses, and OUT/status always holds the workload's status.
+EXIT_USAGE = 2
+EXIT_FAILED = 125
+EXIT_TIMEOUT = 124
+
+
+class GcovlabError(Exception):
+    """A failure with a message that names the cause and the fix."""
+
+    def __init__(self, message, code=EXIT_FAILED):
+        super().__init__(message)
+        self.code = code
+
+
+def say(msg):
+    print("gcovlab: %s" % msg, flush=True)
+
+
+def warn(msg):
+    print("gcovlab: warning: %s" % msg, file=sys.stderr, flush=True)
+
+
+class Step:
+    """Print what a long step does, and how long it took."""
+
+    def __init__(self, what):
+        self.what = what
+        self.start = None
+
+    def __enter__(self):
+        self.start = time.monotonic()
+        say("%s ..." % self.what)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            say("%s: done in %s" % (self.what, seconds(time.monotonic() - self.start)))
+        return False
+
+
+def seconds(t):
+    if t < 60:
+        return "%.1f s" % t
+    return "%d min %02d s" % (t // 60, t % 60)
+
+
+def run(cmd, cwd=None, env=None, check=True, capture=False, what=None):
+    """Run a command; on failure raise GcovlabError with its output."""
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, env=env, text=True,
+                              stdout=subprocess.PIPE if capture else None,
+                              stderr=subprocess.STDOUT if capture else None)
+    except FileNotFoundError:
+        raise GcovlabError("%s is not installed; run ./setup.sh to install "
+                           "the Debian packages the labs need" % cmd[0])
+    if check and proc.returncode != 0:
+        out = ("\n" + tail(proc.stdout, 40)) if capture and proc.stdout else ""
+        raise GcovlabError("%s failed (exit %d): %s%s" % (
+            what or os.path.basename(cmd[0]), proc.returncode,
+            " ".join(cmd), out))
+    return proc
+
+
+def output(cmd, cwd=None, env=None):
+    """Return stdout of a command that must succeed."""
+    proc = run(cmd, cwd=cwd, env=env, capture=True)
+    return proc.stdout
+
+
+def tail(text, lines):
+    parts = text.rstrip("\n").split("\n")
+    if len(parts) > lines:
+        parts = ["[... %d lines before ...]" % (len(parts) - lines)] + parts[-lines:]
+    return "\n".join(parts)

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where things live: the checkout, and the work directory outside it."""
+
+import os
+
+from .util import GcovlabError
+
+# vm/gcovlablib/work.py -> the checkout root
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VM = os.path.join(REPO, "vm")
+
+TARBALL_DEFAULT = "/usr/src/linux-source-6.1.tar.xz"
+
+
+class Work:
+    """The work directory: the kernel tree, builds and caches.
+
+    Default ~/.cache/gcov-kernel-labs; GCOVLAB_WORK moves it.  It must be
+    outside the checkout: the kernel tree never enters the repository.
+    """
+
+    def __init__(self, root=None):
+        root = root or os.environ.get("GCOVLAB_WORK") or os.path.join(
+            os.path.expanduser("~"), ".cache", "gcov-kernel-labs")
+        root = os.path.abspath(root)
+        if os.path.exists(root) and not os.path.isdir(root):
+            raise GcovlabError("GCOVLAB_WORK=%s is not a directory; point it "
+                               "at a directory (it is created if missing)" % root)
+        if root == REPO or root.startswith(REPO + os.sep):
+            raise GcovlabError("the work directory %s is inside the checkout %s; "
+                               "the kernel tree must live outside it: set "
+                               "GCOVLAB_WORK to another place" % (root, REPO))
+        self.root = root
+        self.tree = os.path.join(root, "linux")
+        self.mainline = os.path.join(root, "mainline")
+        self.ccache = os.path.join(root, "ccache")
+        self.tarball = os.environ.get("GCOVLAB_TARBALL", TARBALL_DEFAULT)
+
+    def build_dir(self, config):
+        return os.path.join(self.root, "build", config)
