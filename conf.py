@@ -15,7 +15,7 @@ extensions = [
     "sphinx.ext.todo",
 ]
 
-# Diagrams are rendered at build time by Debian's graphviz, as inline SVG.
+# Diagrams are rendered at build time by Debian's graphviz, as SVG files.
 graphviz_output_format = "svg"
 
 # ".. todo::" is accepted in sources but never shown on the site.
@@ -49,3 +49,6 @@ html_theme_options = {
     "navigation_depth": 3,
 }
 html_show_sourcelink = False
+html_static_path = ["docs/_static"]
+html_css_files = ["site.css"]
+html_favicon = "docs/_static/favicon.svg"

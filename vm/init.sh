@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the gcov-kernel-labs initramfs (runs inside QEMU only).
