@@ -156,7 +156,7 @@ def pick_kernel(args):
     if args.mainline:
         return "mainline", "GCOV_PROFILE", "mainline"
     if args.tree:
-        return "tree", "GCOV", "tree"
+        return "lab", "GCOV", "the current tree"
     number = 0 if args.lab is None else args.lab
     config = labs.kernel_config(number)
     return config, ("GCOV_PROFILE" if config == "mainline" else "GCOV"), "lab %d" % number

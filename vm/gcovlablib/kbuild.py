@@ -15,7 +15,7 @@ from .work import VM
 # configuration then adds only its gcov options.
 CONFIGS = {
     "mainline": ["kernel.config", "mainline.config"],
-    "tree": ["kernel.config", "tree.config"],
+    "lab": ["kernel.config", "lab.config"],
 }
 
 # On the make command line of every kernel and module build, so that the

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# gcov-kernel-labs: the targets a student, an instructor or CI reaches for.
+#
+#   make demo      tree, mainline kernel, sample driver run, coverage report
+#   make check     the whole test suite (closing line: N passed, N failed)
+#   make html      the documentation site in _build/html (sphinx -W)
+#   make captures  re-run the labs' commands and store their output in docs/
+#   make shellcheck
+#   make clean     remove _build/ and out/ (the work directory stays; see
+#                  'vm/gcovlab clean --help')
+
+PYTHON   := /usr/bin/python3
+GCOVLAB  := vm/gcovlab
+DEMO_OUT := out/demo
+DRIVER   := labs/driver
+SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh \
+	$(wildcard labs/driver/*.sh)
+
+.PHONY: demo check html captures shellcheck clean help
+
+help:
+	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+
+demo:
+	@start=$$(date +%s); \
+	$(GCOVLAB) tree && \
+	$(GCOVLAB) build --mainline && \
+	$(GCOVLAB) run --mainline --module $(DRIVER) \
+		--workload $(DRIVER)/workload-basic.sh --out $(DEMO_OUT) && \
+	echo && \
+	echo "demo finished in $$(( $$(date +%s) - start )) s" && \
+	echo "HTML report: $(CURDIR)/$(DEMO_OUT)/html/index.html" && \
+	echo "line coverage of the sample driver:" && \
+	sed 's/^/  /' $(DEMO_OUT)/summary.txt
+
+check:
+	$(PYTHON) -m pytest -p no:cacheprovider tests
+
+html:
+	$(PYTHON) -m sphinx -W --keep-going -b html . _build/html
+
+captures:
+	labs/capture.sh
+
+shellcheck:
+	shellcheck $(SHELL_SCRIPTS)
+
+clean:
+	rm -rf _build out
