@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 #
 # /init of the gcov-kernel-labs initramfs (runs inside QEMU only).

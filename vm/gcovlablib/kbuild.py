@@ -8,7 +8,7 @@ import subprocess
 import time
 
 from . import tree as treemod
-from .util import GcovlabError, Step, run, say, seconds, tail
+from .util import GcovlabError, Lock, Step, run, say, seconds, tail
 from .work import VM
 
 # Every kernel starts from tinyconfig plus the shared VM fragment; the
@@ -130,6 +130,11 @@ def up_to_date(work, config):
 
 def build_kernel(work, config, force=False):
     """Build (incrementally) the kernel of a configuration."""
+    with Lock(os.path.join(work.root, "locks", config), "building the %s kernel" % config):
+        _build_kernel(work, config, force)
+
+
+def _build_kernel(work, config, force):
     if config == "mainline":
         treemod.ensure_mainline(work)
     if not force and up_to_date(work, config):
@@ -242,9 +247,13 @@ def build_module(work, config, src, dst, profile_var, extra=()):
         with open(os.path.join(dst, "gcovlab-module-build.log"), "w", encoding="utf-8") as f:
             f.write("$ %s\n%s" % (" ".join(cmd), proc.stdout))
         if proc.returncode != 0:
-            raise GcovlabError("the module in %s did not build (make exit %d); "
-                               "the compiler said:\n%s" % (src, proc.returncode,
-                                                            tail(proc.stdout, 40)))
+            # Name the instructor's files, not our copy of them.
+            said = proc.stdout.replace(dst.rstrip("/") + "/", src.rstrip("/") + "/")
+            errors = [line for line in said.split("\n") if ": error:" in line]
+            raise GcovlabError("the module in %s did not build (make exit %d).\n"
+                               "Errors:\n%s\nThe compiler's output:\n%s" % (
+                                   src, proc.returncode, "\n".join(errors[:10]) or "(none)",
+                                   tail(said, 40)))
     kos = []
     for dirpath, _d, filenames in os.walk(dst):
         kos += [os.path.join(dirpath, n) for n in filenames if n.endswith(".ko")]

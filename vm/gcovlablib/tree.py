@@ -19,7 +19,7 @@ import subprocess
 import time
 
 from . import baseline
-from .util import GcovlabError, Step, run, output, say, warn
+from .util import GcovlabError, Lock, Step, run, output, say, warn
 
 TAG_PRISTINE = "gcovlab-pristine"
 TAG_BASELINE = "gcovlab-baseline"
@@ -113,6 +113,11 @@ def tarball_id(path):
 
 def ensure(work):
     """Create the tree if it is missing; otherwise check it and do nothing."""
+    with Lock(os.path.join(work.root, "locks", "tree"), "making the kernel tree"):
+        return _ensure(work)
+
+
+def _ensure(work):
     if os.path.exists(work.tree):
         if not is_ours(work.tree):
             raise GcovlabError(
@@ -164,6 +169,13 @@ def create(work):
         git(partial, "config", "feature.manyFiles", "true")
         git(partial, "config", "gc.auto", "0")
         git(partial, "add", "--all")
+        # The tree's own ignore rules hide some files the tarball ships
+        # (Debian's .gitignore lacks mainline's "!.gitignore"-style
+        # exceptions): add those by name, so the commit is the tarball.
+        hidden = [p for p in git(partial, "ls-files", "-z", "--others", "--ignored",
+                                 "--exclude-standard").split("\0") if p]
+        for i in range(0, len(hidden), 500):
+            git(partial, "add", "--force", "--", *hidden[i:i + 500])
         date = time.strftime("%Y-%m-%dT%H:%M:%S+0000",
                              time.gmtime(os.stat(tarball).st_mtime))
         msg = ("Linux %s as Debian's linux-source-6.1 ships it\n\n"
@@ -174,6 +186,13 @@ def create(work):
                     "top-level entry of the kernel tree.  With them, git would track\n"
                     "nothing and new files would never show in 'git status'; they are\n"
                     "removed here.  Everything else is the tarball's content.\n")
+        if hidden:
+            msg += ("\n%d files of the tarball match the tree's own ignore rules (the\n"
+                    "%d .gitignore files, dotfiles such as .clang-format and .mailmap,\n"
+                    "and others); they were added by name so that this commit holds\n"
+                    "every file of the tarball:\n\n" % (
+                        len(hidden), sum(p.endswith(".gitignore") for p in hidden)))
+            msg += "".join("  %s\n" % p for p in hidden if not p.endswith(".gitignore"))
         git(partial, "commit", "--quiet", "--no-verify", "-m", msg, env=git_env(date))
         git(partial, "tag", TAG_PRISTINE)
 

@@ -82,3 +82,28 @@ def tail(text, lines):
     if len(parts) > lines:
         parts = ["[... %d lines before ...]" % (len(parts) - lines)] + parts[-lines:]
     return "\n".join(parts)
+
+
+class Lock:
+    """An exclusive lock file, so that two gcovlab commands (two terminals,
+    or the tests and a capture) never build in one directory at once."""
+
+    def __init__(self, path, what):
+        self.path = path
+        self.what = what
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say("waiting for another gcovlab command that is %s ..." % self.what)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)
+        return False

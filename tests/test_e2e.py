@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: GPL-2.0
+"""End to end on the mainline kernel: the sample driver's coverage comes
+back intact, gcov and gcov-dump read it without a warning, chosen lines
+carry the exact counts the workloads imply, and the second workload
+covers more than the first.  Also a driver that is not the sample."""
+
+import hashlib
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import DATA, DRIVER, gcovlab, ok
+
+
+def run_driver(out, workload, module=DRIVER, *extra):
+    return gcovlab("run", "--mainline", "--module", module,
+                   "--workload", os.path.join(module, workload), "--out", out, *extra)
+
+
+@pytest.fixture(scope="module")
+def basic(mainline, tmp_path_factory):
+    out = tmp_path_factory.mktemp("basic") / "out"
+    proc = ok(run_driver(out, "workload-basic.sh"))
+    return out, proc
+
+
+@pytest.fixture(scope="module")
+def full(mainline, tmp_path_factory):
+    out = tmp_path_factory.mktemp("full") / "out"
+    proc = ok(run_driver(out, "workload-full.sh"))
+    return out, proc
+
+
+def gcov_counts(out, tmp_path):
+    """Run gcov on the collected data; return {source line text: count}."""
+    build = os.path.join(out, "build")
+    proc = subprocess.run(["gcov", "-o", build, os.path.join(build, "gcovdemo.c")],
+                          cwd=tmp_path, text=True, capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "", proc.stderr
+    assert "warning" not in proc.stdout.lower() and "cannot" not in proc.stdout.lower()
+    counts = {}
+    with open(tmp_path / "gcovdemo.c.gcov") as f:
+        for line in f:
+            count, lineno, text = line.split(":", 2)
+            if int(lineno) == 0:
+                continue
+            count = count.strip().rstrip("*")
+            if count == "-":
+                continue
+            counts.setdefault(text.strip(), []).append(0 if count == "#####" else int(count))
+    return counts
+
+
+def only(counts, text):
+    assert text in counts, text
+    assert len(counts[text]) == 1, (text, counts[text])
+    return counts[text][0]
+
+
+def test_out_has_every_promised_file(basic):
+    out, proc = basic
+    for name in ("gcda", "console.log", "lcov.info", "html/index.html", "status",
+                 "summary.txt", "transfer.log"):
+        assert os.path.exists(os.path.join(out, name)), name
+    assert (out / "status").read_text() == "0\n"
+    assert "HTML report: %s" % os.path.join(out, "html", "index.html") in proc.stdout
+
+
+def test_gcda_mirrors_the_build_path(basic):
+    out, _ = basic
+    gcda = os.path.join(out, "gcda", str(out).lstrip("/"), "build", "gcovdemo.gcda")
+    assert os.path.isfile(gcda)
+    # Mainline's .gcno symlinks dangle in the guest: none came across.
+    for dirpath, _d, files in os.walk(os.path.join(out, "gcda")):
+        assert all(f.endswith(".gcda") for f in files), files
+
+
+def test_transfer_checksums_match(basic):
+    out, _ = basic
+    announced = re.findall(r"^GCOVLAB-FILE (\d+) ([0-9a-f]{64}) (\S+)\r?$",
+                           (out / "transfer.log").read_text(), re.M)
+    assert announced
+    for size, digest, rel in announced:
+        with open(os.path.join(out, "gcda", rel), "rb") as f:
+            data = f.read()
+        assert len(data) == int(size) and hashlib.sha256(data).hexdigest() == digest
+
+
+def test_gcov_dump_reads_without_warning(basic):
+    out, _ = basic
+    proc = subprocess.run(["gcov-dump", "-l", os.path.join(out, "build", "gcovdemo.gcda")],
+                          text=True, capture_output=True)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "magic `gcda':version `B22*'" in proc.stdout
+    assert proc.stdout.count("FUNCTION ident=") >= 7
+    assert "warning" not in proc.stdout.lower()
+
+
+def test_basic_workload_exact_counts(basic, tmp_path):
+    out, _ = basic
+    c = gcov_counts(out, tmp_path)
+    # workload-basic.sh: "2 3 +" then "4 *": two writes, five tokens,
+    # five pushes (2, 3, 5, 4, 20), one addition, one multiplication.
+    assert only(c, "err = calc_token(tok);") == 5
+    assert only(c, "calc.stack[calc.depth++] = value;") == 5
+    assert only(c, "result = a + b;") == 1
+    assert only(c, "result = a * b;") == 1
+    assert only(c, "result = a - b;") == 0
+    assert only(c, "result = a / b;") == 0
+    assert only(c, "return -EDOM;") == 0
+    assert only(c, "calc.errors++;") == 0
+    assert only(c, "if (len >= sizeof(line))") == 2
+    assert only(c, "if (copy_from_user(line, ubuf, len))") == 2
+
+
+def test_full_workload_exact_counts(full, tmp_path):
+    out, _ = full
+    c = gcov_counts(out, tmp_path)
+    # workload-full.sh: '+' applied in "2 3 +" and "dup drop dup +" (the
+    # lone "+" on an empty stack stops before the switch); one division
+    # by zero; six rejected tokens; one over-long line; one unload.
+    assert only(c, "result = a + b;") == 2
+    assert only(c, "result = a - b;") == 1
+    assert only(c, "result = a * b;") == 1
+    assert only(c, "result = a / b;") == 1
+    assert only(c, "return -EDOM;") == 1
+    assert only(c, "calc.errors++;") == 6
+    # Twelve writes, one of them too long to reach copy_from_user().
+    assert only(c, "if (len >= sizeof(line))") == 12
+    assert only(c, "if (copy_from_user(line, ubuf, len))") == 11
+    assert only(c, "misc_deregister(&gcovdemo_dev);") == 1
+
+
+def test_second_workload_raises_coverage(basic, full):
+    def hit(out):
+        line = (out / "summary.txt").read_text()
+        m = re.match(r"gcovdemo\.c: lines hit (\d+) / (\d+)", line)
+        return int(m.group(1)), int(m.group(2))
+    b, f = hit(basic[0]), hit(full[0])
+    assert b[1] == f[1]
+    assert b[0] < f[0] == f[1]
+
+
+def test_lcov_info_counts_agree_with_gcov(basic, tmp_path):
+    out, _ = basic
+    info = (out / "lcov.info").read_text()
+    assert "SF:%s" % os.path.join(out, "build", "gcovdemo.c") in info
+    assert "/include/" not in info          # --no-external: no kernel headers
+    log = (out / "lcov.log").read_text()
+    assert "WARNING" not in log.upper().replace("SUBROUTINE", "")
+
+
+def test_sample_driver_directory_left_untouched(basic):
+    produced = [f for f in os.listdir(DRIVER)
+                if f.endswith((".o", ".ko", ".gcno", ".gcda", ".mod", ".mod.c", ".order", ".symvers"))]
+    assert produced == []
+
+
+def test_rerun_into_same_out_replaces_results(basic):
+    out, _ = basic
+    proc = ok(run_driver(out, "workload-basic.sh"))
+    assert "1 .gcda file received" in proc.stdout
+
+
+def test_a_driver_that_is_not_the_sample(mainline, tmp_path):
+    out = tmp_path / "hello"
+    proc = ok(run_driver(out, "workload.sh", os.path.join(DATA, "hello-mod")))
+    assert "hello: 5 rounds, 3 even" in proc.stdout
+    assert "hello.c: lines hit" in proc.stdout
+    gcda = os.path.join(out, "gcda", str(out).lstrip("/"), "build", "hello.gcda")
+    assert os.path.isfile(gcda)
+    c = gcov_counts_for(out, "hello.c", tmp_path)
+    assert c["even++;"] == [3]
+    assert c["pr_info(\"hello: bye\\n\");"] == [1]
+
+
+def gcov_counts_for(out, source, tmp_path):
+    build = os.path.join(out, "build")
+    proc = subprocess.run(["gcov", "-o", build, os.path.join(build, source)],
+                          cwd=tmp_path, text=True, capture_output=True)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    counts = {}
+    with open(tmp_path / (source + ".gcov")) as f:
+        for line in f:
+            count, lineno, text = line.split(":", 2)
+            count = count.strip().rstrip("*")
+            if int(lineno) and count != "-":
+                counts.setdefault(text.strip(), []).append(0 if count == "#####" else int(count))
+    return counts
