@@ -28,7 +28,7 @@
 # are removed first, and only if vm/gcovlab made them (.gcovlab-out).
 #
 # DEST also receives report.png, a screenshot of the basic run's genhtml
-# report taken with headless Chromium.
+# report (the function list of gcovdemo.c) taken with headless Chromium.
 
 set -eu
 
@@ -223,21 +223,32 @@ cd "$repo"
 step run-full 'vm/gcovlab run --mainline --module labs/driver --workload labs/driver/workload-full.sh --out ~/lab0/full'
 step summaries 'head ~/lab0/basic/summary.txt ~/lab0/full/summary.txt'
 
+# The page's "Check" section.
+step check-status 'cat ~/lab0/basic/status ~/lab0/full/status'
+step check-missed 'grep -c "#####" ~/lab0/basic/build/gcovdemo.c.gcov'
+step check-header 'od -A d -t x4 -N 16 ~/lab0/basic/build/gcovdemo.gcda'
+step check-lcov 'lcov --summary ~/lab0/full/lcov.info'
+
 # ---- the screenshot of the basic run's report ---------------------------
 
-# A copy of the report with the same rewriting as the text captures, so
-# that the picture shows ~ rather than the maintainer's home directory.
+# The report's function list for gcovdemo.c: one click below the source
+# view, it shows the file's totals and every function's call count on one
+# screen.  (Headless --screenshot cannot scroll, so the source view would
+# show only the licence comment.)  It is taken from a copy of the report
+# with the same rewriting as the text captures.
 printf '%s: %-14s (genhtml report of the basic run, headless Chromium)\n' "$me" report.png >&2
 cp -R "$basic/html" "$tmp/html"
 find "$tmp/html" -name '*.html' | while read -r page; do
 	normalise <"$page" >"$page.new" && mv "$page.new" "$page"
 done
+shot=$(find "$tmp/html" -name gcovdemo.c.func-sort-c.html | head -n 1)
+[ -n "$shot" ] || die "genhtml made no function list for gcovdemo.c in $basic/html"
 rm -f "$dest/report.png"
 timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
 	--no-first-run --disable-background-networking \
 	--disable-component-update --disable-sync --hide-scrollbars \
 	--user-data-dir="$tmp/chromium-profile" --window-size=1200,800 \
-	--screenshot="$dest/report.png" "file://$tmp/html/index.html" \
+	--screenshot="$dest/report.png" "file://$shot" \
 	>"$tmp/chromium.log" 2>&1 || true
 if [ ! -s "$dest/report.png" ]; then
 	tail -n 20 "$tmp/chromium.log" >&2

@@ -78,6 +78,8 @@ MASKS = [
     # source path (under HOME, which differs here) into lineno_checksum
     # and into the ident of static functions
     (re.compile(r"(\bstamp )\d+"), r"\1<stamp>"),
+    # od of the .gcda header: magic, version, stamp, checksum
+    (re.compile(r"^(0000000 [0-9a-f]{8} [0-9a-f]{8}) [0-9a-f]{8}\b"), r"\1 <stamp>"),
     (re.compile(r"\bident=\d+"), "ident=<ident>"),
     (re.compile(r"\blineno_checksum=0x[0-9a-f]+"), "lineno_checksum=<checksum>"),
     # git decorations name whatever branch the tree is on, and any branch
@@ -229,12 +231,14 @@ def test_mask_folds_a_cold_run_into_a_warm_one():
         "gcovlab: waiting for another gcovlab command that is building the mainline kernel ...\n"
         "gcovlab: built the mainline kernel in 2 min 21 s (613 files compiled): ~/b/bzImage\n"
         "[    0.837809] version magic: 0x4232322a\n"
-        "gcovdemo.gcda:stamp 985699233\n")
+        "gcovdemo.gcda:stamp 985699233\n"
+        "0000000 67636461 4232322a 3acaf717 00000000\n")
     warm = (
         "gcovlab: kernel tree ready: Linux 6.1.1 at ~/.cache/x/linux (nothing to do)\n"
         "gcovlab: mainline kernel is up to date (~/b/bzImage)\n"
         "[    1.000001] version magic: 0x4232322a\n"
-        "gcovdemo.gcda:stamp 1\n")
+        "gcovdemo.gcda:stamp 1\n"
+        "0000000 67636461 4232322a 00000001 00000000\n")
     assert mask(cold) == mask(warm)
     assert mask("2dd21bc (HEAD -> lab-3, tag: gcovlab-baseline, mine) x") == \
         mask("2dd21bc (tag: gcovlab-baseline) x")

@@ -190,3 +190,31 @@ def gcov_counts_for(out, source, tmp_path):
             if int(lineno) and count != "-":
                 counts.setdefault(text.strip(), []).append(0 if count == "#####" else int(count))
     return counts
+
+
+def test_module_in_two_objects_and_a_subdirectory(mainline, tmp_path):
+    out = tmp_path / "multi"
+    proc = ok(run_driver(out, "workload.sh", os.path.join(DATA, "multi-mod")))
+    assert "multi: sum of squares below 6 is 55" in proc.stdout
+    base = os.path.join(out, "gcda", str(out).lstrip("/"), "build")
+    assert os.path.isfile(os.path.join(base, "core.gcda"))
+    assert os.path.isfile(os.path.join(base, "lib", "helper.gcda"))
+    info = (out / "lcov.info").read_text()
+    assert "SF:%s" % os.path.join(out, "build", "core.c") in info
+    assert "SF:%s" % os.path.join(out, "build", "lib", "helper.c") in info
+    assert "lib/helper.c: lines hit" in proc.stdout
+
+
+def test_accel_auto_probes_then_runs(mainline, tmp_path):
+    out = tmp_path / "auto"
+    proc = ok(run_driver(out, "workload-basic.sh", DRIVER, "--accel", "auto"))
+    # Either the probe proved KVM works, or it fell back to TCG and said why.
+    assert ("under KVM" in proc.stdout) or ("under TCG" in proc.stdout)
+    if "KVM probe failed" in proc.stderr:
+        assert "using TCG" in proc.stderr and "under TCG" in proc.stdout
+
+
+def test_status_shows_tree_and_builds(mainline):
+    proc = ok(gcovlab("status"))
+    assert "Linux 6.1." in proc.stdout
+    assert "mainline kernel:" in proc.stdout and "bzImage" in proc.stdout

@@ -220,7 +220,11 @@ def probe_kvm(kernel, initrd, outdir, cache):
             boot(kernel, initrd, outdir, accel="kvm", timeout=30)
             accel = "kvm"
         except GcovlabError as e:
-            warn("KVM probe failed, using TCG: %s" % str(e).split("\n")[0])
+            first = str(e).split("\n")[0]
+            if e.code == EXIT_TIMEOUT:
+                first = "a boot under KVM did not finish within 30 s"
+            warn("KVM probe failed (%s); using TCG for this kernel.  The probe's "
+                 "console log: %s" % (first, os.path.join(outdir, "console.log")))
     else:
         say("/dev/kvm is not usable here: using TCG")
     with open(cache, "w", encoding="utf-8") as f:

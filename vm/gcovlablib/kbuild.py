@@ -21,8 +21,16 @@ CONFIGS = {
 # On the make command line of every kernel and module build, so that the
 # command lines (and therefore kbuild's rebuild decisions) never change.
 def make_vars(work):
+    # A build stamp that does not change from build to build: the date of
+    # the tarball the tree came from.  Output captured for the docs stays
+    # the same across machines and rebuilds.
+    try:
+        when = time.gmtime(os.stat(work.tarball).st_mtime)
+    except OSError:
+        when = time.gmtime(0)
     return ["ARCH=x86_64", "CC=ccache gcc", "KBUILD_BUILD_USER=gcovlab",
-            "KBUILD_BUILD_HOST=gcovlab"]
+            "KBUILD_BUILD_HOST=gcovlab",
+            "KBUILD_BUILD_TIMESTAMP=" + time.strftime("%a %b %d %H:%M:%S UTC %Y", when)]
 
 
 def make_env(work):
@@ -120,7 +128,8 @@ def bzimage(work, config):
 
 
 def state(work, config):
-    return "%s config=%s" % (treemod.source_state(work, config), config_hash(config))
+    return "%s config=%s make=%s" % (treemod.source_state(work, config), config_hash(config),
+                                     " ".join(make_vars(work)))
 
 
 def up_to_date(work, config):
