@@ -58,3 +58,12 @@ def test_workload_that_never_loads_the_module(mainline, tmp_path):
     assert proc.returncode == 0
     assert "no .gcda file for the module came back" in proc.stderr
     assert "did the workload load the module" in proc.stderr
+
+
+def test_module_needing_a_missing_subsystem_gets_a_hint(mainline, tmp_path):
+    proc = gcovlab("run", "--mainline", "--module", os.path.join(DATA, "needs-net"),
+                   "--workload", write_workload(tmp_path, "true\n"), "--out", tmp_path / "out")
+    assert proc.returncode == 125
+    assert "did not build" in proc.stderr
+    assert "undefined" in proc.stderr
+    assert "Add its CONFIG_ option to vm/kernel.config" in proc.stderr

@@ -258,11 +258,18 @@ def build_module(work, config, src, dst, profile_var, extra=()):
         if proc.returncode != 0:
             # Name the instructor's files, not our copy of them.
             said = proc.stdout.replace(dst.rstrip("/") + "/", src.rstrip("/") + "/")
-            errors = [line for line in said.split("\n") if ": error:" in line]
+            errors = [line for line in said.split("\n")
+                      if ": error:" in line or ("modpost:" in line and "undefined!" in line)]
+            hint = ""
+            if any("undefined!" in line for line in errors):
+                hint = ("\nHint: the lab kernels are tinyconfig plus vm/kernel.config; a "
+                        "symbol modpost cannot find belongs to a subsystem they leave "
+                        "out.  Add its CONFIG_ option to vm/kernel.config (both "
+                        "kernels share it) and run again.")
             raise GcovlabError("the module in %s did not build (make exit %d).\n"
-                               "Errors:\n%s\nThe compiler's output:\n%s" % (
+                               "Errors:\n%s\nThe compiler's output:\n%s%s" % (
                                    src, proc.returncode, "\n".join(errors[:10]) or "(none)",
-                                   tail(said, 40)))
+                                   tail(said, 40), hint))
     kos = []
     for dirpath, _d, filenames in os.walk(dst):
         kos += [os.path.join(dirpath, n) for n in filenames if n.endswith(".ko")]
