@@ -4,6 +4,7 @@
 #   make demo      tree, mainline kernel, sample driver run, coverage report
 #   make check     the whole test suite (closing line: N passed, N failed)
 #   make html      the documentation site in _build/html (sphinx -W)
+#   make bench     time the loop (BENCH=--cold adds a cold demo)
 #   make captures  re-run the labs' commands and store their output in docs/
 #   make shellcheck
 #   make clean     remove _build/ and out/ (the work directory stays; see
@@ -13,13 +14,13 @@ PYTHON   := /usr/bin/python3
 GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
-SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh \
+SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/bench.sh \
 	$(wildcard labs/driver/*.sh)
 
-.PHONY: demo check html captures shellcheck clean help
+.PHONY: demo check html captures bench shellcheck clean help
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
 demo:
 	@start=$$(date +%s); \
@@ -41,6 +42,9 @@ html:
 
 captures:
 	labs/capture.sh
+
+bench:
+	labs/bench.sh $(BENCH)
 
 shellcheck:
 	shellcheck $(SHELL_SCRIPTS)

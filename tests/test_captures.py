@@ -145,9 +145,10 @@ def txt_files(directory):
 def test_same_set_of_captures(fresh):
     """capture.sh writes exactly the .txt files that are committed."""
     committed, now = set(txt_files(CAPTURES)), set(txt_files(fresh))
-    assert committed == now, (
-        "the captures changed: new %s, gone %s; %s" % (
-            sorted(now - committed) or "none", sorted(committed - now) or "none", FIX))
+    if committed != now:
+        pytest.fail("the set of captures changed: new %s, gone %s; %s" % (
+            sorted(now - committed) or "none", sorted(committed - now) or "none",
+            FIX), pytrace=False)
 
 
 def test_screenshot_made(fresh):
@@ -173,9 +174,10 @@ def test_captures_match(fresh):
                 fromfile="docs/captures/lab0/" + name + " (committed)",
                 tofile=name + " (printed now)")
             problems.append("\n".join(diff))
-    assert not problems, ("%d capture(s) drifted from what the tooling prints "
-                          "now (after masking times, timestamps and stamps); "
-                          "%s:\n\n%s" % (len(problems), FIX, "\n\n".join(problems)))
+    if problems:
+        pytest.fail("%d capture(s) drifted from what the tooling prints now "
+                    "(after masking times, timestamps and stamps); %s:\n\n%s"
+                    % (len(problems), FIX, "\n\n".join(problems)), pytrace=False)
 
 
 # --- the page and the script agree (no kernel needed) ----------------------
