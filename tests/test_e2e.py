@@ -218,3 +218,13 @@ def test_status_shows_tree_and_builds(mainline):
     proc = ok(gcovlab("status"))
     assert "Linux 6.1." in proc.stdout
     assert "mainline kernel:" in proc.stdout and "bzImage" in proc.stdout
+
+
+def test_out_reused_for_another_module_holds_only_that_module(mainline, tmp_path):
+    out = tmp_path / "shared"
+    ok(run_driver(out, "workload.sh", os.path.join(DATA, "hello-mod")))
+    proc = ok(run_driver(out, "workload-basic.sh"))
+    assert not (out / "build" / "hello.c").exists()
+    assert not (out / "build" / "hello.ko").exists()
+    assert "hello" not in (out / "lcov.info").read_text()
+    assert "gcovdemo.c: lines hit" in proc.stdout

@@ -247,6 +247,14 @@ def boot_and_collect(work, args, config, out, workload, kos):
     return status
 
 
+def read_marker(out):
+    try:
+        with open(os.path.join(out, OUT_MARKER), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
 def mark_out(out, **meta):
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, OUT_MARKER), "w", encoding="utf-8") as f:
@@ -261,6 +269,11 @@ def cmd_run(work, args):
     config, var, label = pick_kernel(args)
     build_dir = os.path.join(out, "build")
     title = "%s on %s" % (os.path.basename(module), label)
+    previous = read_marker(out)
+    if os.path.isdir(build_dir) and (previous.get("module") != module or
+                                     previous.get("kernel") != config):
+        # Another module or kernel built here before: start the copy afresh.
+        shutil.rmtree(build_dir)
     mark_out(out, module=module, build=build_dir, kernel=config, title=title)
     for stale in ("lcov.info", "summary.txt", "status"):
         if os.path.exists(os.path.join(out, stale)):

@@ -270,9 +270,18 @@ def build_module(work, config, src, dst, profile_var, extra=()):
                                "Errors:\n%s\nThe compiler's output:\n%s%s" % (
                                    src, proc.returncode, "\n".join(errors[:10]) or "(none)",
                                    tail(said, 40), hint))
+    # modules.order lists what this build made; a stale .ko of an earlier
+    # build in the same directory must not reach the guest.
     kos = []
-    for dirpath, _d, filenames in os.walk(dst):
-        kos += [os.path.join(dirpath, n) for n in filenames if n.endswith(".ko")]
+    try:
+        with open(os.path.join(dst, "modules.order"), encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line.endswith(".ko"):
+                    kos.append(line if os.path.isabs(line) else os.path.join(dst, line))
+    except OSError:
+        pass
+    kos = [k for k in kos if os.path.isfile(k)]
     if not kos:
         raise GcovlabError("the module build in %s made no .ko file: does its "
                            "Kbuild or Makefile set obj-m?" % src)
