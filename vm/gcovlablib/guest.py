@@ -129,6 +129,11 @@ def boot(kernel, initrd, outdir, accel="tcg", timeout=120):
                            "(./setup.sh does this)" % QEMU)
     try:
         out, _ = proc.communicate(timeout=timeout)
+    except KeyboardInterrupt:
+        # QEMU runs in its own session: stop it too, or it outlives us.
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
