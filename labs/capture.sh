@@ -20,9 +20,10 @@
 #
 # Nothing else is changed; durations, timestamps and gcov stamps stay as
 # they were.  tests/test_captures.py re-runs this script and masks those.
-# Two outputs are cut, and each cut is marked in the file: the excerpt of
-# gcovdemo.c.gcov (found by function name) and any output longer than
-# TRIM_OVER lines.
+# Two outputs may be cut, and a cut is always marked in the file: the
+# excerpt of gcovdemo.c.gcov (its range found by function name) and the
+# "git show --stat" of the baseline, if it ever grows beyond TRIM_OVER
+# lines (today it is shown whole).
 #
 # The runs write to ~/lab0/basic and ~/lab0/full.  Those two directories
 # are removed first, and only if vm/gcovlab made them (.gcovlab-out).
@@ -52,8 +53,8 @@ case ${1:-} in
 esac
 [ $# -le 1 ] || die "usage: $me [DEST]"
 
-# DEST is relative to where the script was started; the default to the
-# repository.
+# A DEST given is relative to where the script was started; the default
+# is in the repository.
 dest=${1:-}
 if [ -n "$dest" ]; then
 	case $dest in
