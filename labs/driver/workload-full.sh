@@ -9,6 +9,7 @@ reject() {
 		echo "accepted, but should have been rejected: $1"
 		exit 1
 	fi
+	echo "rejected, as expected: $1"
 }
 
 insmod gcovdemo.ko

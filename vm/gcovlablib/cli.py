@@ -285,6 +285,8 @@ def cmd_run(work, args):
     names = [os.path.basename(k) for k in kos]
     if len(set(names)) != len(names):
         raise GcovlabError("two .ko files share a name: %s" % ", ".join(kos))
+    title = "%s on %s" % (" ".join(n[:-3] for n in names), label)
+    mark_out(out, module=module, build=build_dir, kernel=config, title=title)
     status = boot_and_collect(work, args, config, out, workload, kos)
 
     placed = report.place_gcda(os.path.join(out, "gcda"), build_dir)

@@ -147,7 +147,7 @@ def _build_kernel(work, config, force):
     if config == "mainline":
         treemod.ensure_mainline(work)
     if not force and up_to_date(work, config):
-        say("%s kernel is up to date (%s)" % (config, bzimage(work, config)))
+        say("%s kernel is up to date (build/%s in the work directory)" % (config, config))
         return
     configure(work, config)
     src = source_dir(work, config)
@@ -238,6 +238,12 @@ def sync_sources(src, dst):
                 os.remove(os.path.join(dst, relfile))
 
 
+def shown(path):
+    """A path as a person typed it: relative to the current directory if below it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 def build_module(work, config, src, dst, profile_var, extra=()):
     """Build an out-of-tree module with every object instrumented."""
     sync_sources(src, dst)
@@ -249,8 +255,8 @@ def build_module(work, config, src, dst, profile_var, extra=()):
                 os.remove(os.path.join(dirpath, name))
     cmd = ["make", "-C", kout, "M=" + dst, "-j", jobs()] + make_vars(work) + \
         ["%s=y" % profile_var] + list(extra) + ["modules"]
-    with Step("building module %s against the %s kernel (%s=y)" % (
-            os.path.basename(src.rstrip("/")), config, profile_var)):
+    with Step("building the module in %s against the %s kernel (%s=y)" % (
+            shown(src), config, profile_var)):
         proc = subprocess.run(cmd, env=make_env(work), text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         with open(os.path.join(dst, "gcovlab-module-build.log"), "w", encoding="utf-8") as f:

@@ -24,6 +24,11 @@ from .util import GcovlabError, Lock, Step, run, output, say, warn
 TAG_PRISTINE = "gcovlab-pristine"
 TAG_BASELINE = "gcovlab-baseline"
 BRANCH_BASELINE = "baseline"
+
+# Bumped whenever create() commits something different, so that a tree
+# made by an older gcovlab is recognised (its commit ids differ from the
+# ones the lab pages show).
+TREE_FORMAT = 2
 TOOL_BRANCH = re.compile(r"^(baseline|lab-\d+)$")
 
 AUTHOR = "gcov-kernel-labs"
@@ -128,6 +133,11 @@ def _ensure(work):
         info = read_info(work)
         say("kernel tree ready: Linux %s at %s (nothing to do)" %
             (info.get("version", kernel_version(work.tree)), work.tree))
+        if info.get("format") != TREE_FORMAT:
+            warn("this tree was made by an older gcovlab: it works, but its commit "
+                 "ids differ from the ones the lab pages show.  To remake it, keep "
+                 "your branches elsewhere (git format-patch) and run "
+                 "'vm/gcovlab clean --all' then 'vm/gcovlab tree'.")
         if os.path.exists(work.tarball) and info.get("size") and \
                 tarball_id(work.tarball)["size"] != info.get("size"):
             warn("%s has changed since the tree was made from it; the tree "
@@ -211,6 +221,7 @@ def create(work):
     os.rename(partial, work.tree)
     info = tarball_id(tarball)
     info["version"] = version
+    info["format"] = TREE_FORMAT
     with open(info_path(work), "w", encoding="utf-8") as f:
         json.dump(info, f, indent=1)
     say("kernel tree ready: Linux %s at %s, branch %s" % (version, work.tree, BRANCH_BASELINE))
