@@ -33,24 +33,25 @@ def full(mainline, tmp_path_factory):
     return out, proc
 
 
-def gcov_counts(out, tmp_path):
-    """Run gcov on the collected data; return {source line text: count}."""
+def gcov_counts(out, tmp_path, source="gcovdemo.c"):
+    """Run gcov on the collected data; return {source line text: [counts]}.
+
+    gcov must read the files without a word on stderr and without a
+    warning; '#####' (never ran) is returned as 0, '-' lines are left out.
+    """
     build = os.path.join(out, "build")
-    proc = subprocess.run(["gcov", "-o", build, os.path.join(build, "gcovdemo.c")],
+    proc = subprocess.run(["gcov", "-o", build, os.path.join(build, source)],
                           cwd=tmp_path, text=True, capture_output=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == "", proc.stderr
     assert "warning" not in proc.stdout.lower() and "cannot" not in proc.stdout.lower()
     counts = {}
-    with open(tmp_path / "gcovdemo.c.gcov") as f:
+    with open(tmp_path / (source + ".gcov")) as f:
         for line in f:
             count, lineno, text = line.split(":", 2)
-            if int(lineno) == 0:
-                continue
             count = count.strip().rstrip("*")
-            if count == "-":
-                continue
-            counts.setdefault(text.strip(), []).append(0 if count == "#####" else int(count))
+            if int(lineno) and count != "-":
+                counts.setdefault(text.strip(), []).append(0 if count == "#####" else int(count))
     return counts
 
 
@@ -172,24 +173,10 @@ def test_a_driver_that_is_not_the_sample(mainline, tmp_path):
     assert "hello.c: lines hit" in proc.stdout
     gcda = os.path.join(out, "gcda", str(out).lstrip("/"), "build", "hello.gcda")
     assert os.path.isfile(gcda)
-    c = gcov_counts_for(out, "hello.c", tmp_path)
+    c = gcov_counts(out, tmp_path, "hello.c")
     assert c["even++;"] == [3]
     assert c["pr_info(\"hello: bye\\n\");"] == [1]
 
-
-def gcov_counts_for(out, source, tmp_path):
-    build = os.path.join(out, "build")
-    proc = subprocess.run(["gcov", "-o", build, os.path.join(build, source)],
-                          cwd=tmp_path, text=True, capture_output=True)
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    counts = {}
-    with open(tmp_path / (source + ".gcov")) as f:
-        for line in f:
-            count, lineno, text = line.split(":", 2)
-            count = count.strip().rstrip("*")
-            if int(lineno) and count != "-":
-                counts.setdefault(text.strip(), []).append(0 if count == "#####" else int(count))
-    return counts
 
 
 def test_module_in_two_objects_and_a_subdirectory(mainline, tmp_path):

@@ -42,6 +42,10 @@ def make_env(work):
     for var in ("ARCH", "CROSS_COMPILE", "O", "M", "KBUILD_EXTMOD", "KCFLAGS",
                 "KBUILD_OUTPUT", "LLVM", "CC"):
         env.pop(var, None)
+    # Called from 'make -s demo', the outer make's flags would silence
+    # kbuild and with it the progress count; gcovlab sets -j itself.
+    for var in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"):
+        env.pop(var, None)
     return env
 
 
