@@ -12,7 +12,7 @@
 set -eu
 
 # What each package is for:
-#   make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio kmod ccache
+#   make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio kmod ccache pkg-config
 #       build the kernel (tinyconfig) and out-of-tree modules, with ccache
 #   linux-source-6.1      the packaged kernel tree the labs start from
 #   xz-utils git          unpack it, keep it as a git repository
@@ -23,7 +23,7 @@ set -eu
 #   python3-sphinx python3-sphinx-rtd-theme graphviz   the documentation site
 #   chromium chromium-driver python3-selenium          the page check
 #   the script linter, package shellcheck
-PACKAGES="make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio kmod ccache
+PACKAGES="make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio kmod ccache pkg-config
 linux-source-6.1 xz-utils git qemu-system-x86 busybox-static lcov
 python3 python3-pytest python3-sphinx python3-sphinx-rtd-theme graphviz
 chromium chromium-driver python3-selenium shellcheck"
