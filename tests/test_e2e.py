@@ -215,3 +215,15 @@ def test_out_reused_for_another_module_holds_only_that_module(mainline, tmp_path
     assert not (out / "build" / "hello.ko").exists()
     assert "hello" not in (out / "lcov.info").read_text()
     assert "gcovdemo.c: lines hit" in proc.stdout
+
+
+def test_report_redoes_lcov_and_html(basic):
+    out, _ = basic
+    before = (out / "lcov.info").read_text()
+    os.remove(out / "lcov.info")
+    subprocess.run(["rm", "-rf", str(out / "html")], check=True)
+    proc = ok(gcovlab("report", "--out", out))
+    assert (out / "lcov.info").read_text().replace("\n", "") != ""
+    assert (out / "html" / "index.html").exists()
+    assert "gcovdemo.c: lines hit 55 / 79" in proc.stdout
+    assert before.count("DA:") == (out / "lcov.info").read_text().count("DA:")

@@ -170,3 +170,15 @@ def test_pristine_holds_every_file_of_the_tarball(tree):
     tracked.discard("")
     assert in_tar - tracked == set()
     assert tracked - in_tar == set()
+
+
+def test_deleted_baseline_branch_is_made_again(tree):
+    git(tree, "switch", "--quiet", "-c", "student-elsewhere")
+    try:
+        git(tree, "branch", "--quiet", "-D", "baseline")
+        proc = ok(gcovlab("lab", "0"))
+        assert "making it again from tag gcovlab-baseline" in proc.stdout
+        assert git(tree, "rev-parse", "baseline") == git(tree, "rev-parse", "gcovlab-baseline")
+    finally:
+        git(tree, "switch", "--quiet", "baseline")
+        git(tree, "branch", "--quiet", "-D", "student-elsewhere")

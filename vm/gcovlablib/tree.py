@@ -266,6 +266,11 @@ def checkout(tree, branch):
         say("kernel tree already on branch %s" % branch)
         return
     refuse_if_dirty(tree, "switching to %s" % branch)
+    exists = subprocess.run(["git", "-C", tree, "rev-parse", "--verify", "--quiet",
+                             "refs/heads/" + branch], capture_output=True).returncode == 0
+    if not exists and branch == BRANCH_BASELINE:
+        say("branch %s was deleted; making it again from tag %s" % (branch, TAG_BASELINE))
+        git(tree, "branch", branch, TAG_BASELINE)
     git(tree, "checkout", "--quiet", branch, capture=False)
     say("kernel tree now on branch %s" % branch)
 
