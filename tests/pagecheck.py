@@ -24,6 +24,7 @@ import http.server
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -202,6 +203,14 @@ def chromium():
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = None
     try:
+        # selenium talks to chromedriver at "localhost": say so plainly if
+        # this machine cannot resolve that name (no /etc/hosts entry).
+        try:
+            socket.getaddrinfo("localhost", None)
+        except socket.gaierror:
+            raise RuntimeError("'localhost' does not resolve on this machine, so "
+                               "selenium cannot reach chromedriver: add "
+                               "'127.0.0.1 localhost' to /etc/hosts")
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
         driver.set_page_load_timeout(PAGE_TIMEOUT)
         driver.set_script_timeout(PAGE_TIMEOUT)
