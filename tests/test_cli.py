@@ -159,3 +159,9 @@ def test_work_dir_inside_checkout():
     fails(gcovlab("tree", env={"GCOVLAB_WORK": os.path.join(REPO, "work")}), 125,
           "inside the checkout")
     assert not os.path.exists(os.path.join(REPO, "work"))
+
+
+def test_work_dir_with_a_space(tmp_path):
+    fails(gcovlab("tree", env={"GCOVLAB_WORK": str(tmp_path / "my work")}), 125,
+          "space")
+    assert not (tmp_path / "my work").exists()

@@ -26,6 +26,10 @@ class Work:
         if os.path.exists(root) and not os.path.isdir(root):
             raise GcovlabError("GCOVLAB_WORK=%s is not a directory; point it "
                                "at a directory (it is created if missing)" % root)
+        if any(c.isspace() or c == ":" for c in root):
+            raise GcovlabError("the work directory %r contains a space or ':', which "
+                               "kbuild cannot build in; set GCOVLAB_WORK to a path "
+                               "without them" % root)
         if root == REPO or root.startswith(REPO + os.sep):
             raise GcovlabError("the work directory %s is inside the checkout %s; "
                                "the kernel tree must live outside it: set "
