@@ -58,3 +58,10 @@ def pytest_unconfigure(config):
     failed = len(stats.get("failed", [])) + len(stats.get("error", []))
     skipped = len(stats.get("skipped", []))
     print("check: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+
+
+@pytest.fixture(scope="session")
+def lab_kernel(tree):
+    """The kernel built from the tree as checked out (the baseline)."""
+    ok(gcovlab("build", "--tree"))
+    return os.path.join(work_root(), "build", "lab")

@@ -227,3 +227,15 @@ def test_report_redoes_lcov_and_html(basic):
     assert (out / "html" / "index.html").exists()
     assert "gcovdemo.c: lines hit 55 / 79" in proc.stdout
     assert before.count("DA:") == (out / "lcov.info").read_text().count("DA:")
+
+
+def test_run_on_the_baseline_says_there_is_no_coverage_yet(lab_kernel, tmp_path):
+    out = tmp_path / "baseline"
+    proc = gcovlab("run", "--tree", "--module", DRIVER,
+                   "--workload", os.path.join(DRIVER, "workload-basic.sh"), "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "depth 1: 20" in proc.stdout          # the workload ran
+    assert "(GCOV=y)" in proc.stdout             # the seed's variable, inert here
+    assert "no .gcda file for the module came back" in proc.stderr
+    assert "baseline tree has none" in proc.stderr
+    assert (out / "console.log").exists() and not (out / "lcov.info").exists()
