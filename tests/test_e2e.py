@@ -100,39 +100,49 @@ def test_gcov_dump_reads_without_warning(basic):
     assert "warning" not in proc.stdout.lower()
 
 
-def test_basic_workload_exact_counts(basic, tmp_path):
-    out, _ = basic
-    c = gcov_counts(out, tmp_path)
-    # workload-basic.sh: "2 3 +" then "4 *": two writes, five tokens,
-    # five pushes (2, 3, 5, 4, 20), one addition, one multiplication.
-    assert only(c, "err = calc_token(tok);") == 5
-    assert only(c, "calc.stack[calc.depth++] = value;") == 5
-    assert only(c, "result = a + b;") == 1
-    assert only(c, "result = a * b;") == 1
-    assert only(c, "result = a - b;") == 0
-    assert only(c, "result = a / b;") == 0
-    assert only(c, "return -EDOM;") == 0
-    assert only(c, "calc.errors++;") == 0
-    assert only(c, "if (len >= sizeof(line))") == 2
-    assert only(c, "if (copy_from_user(line, ubuf, len))") == 2
+# The counts each workload implies, line by line of gcovdemo.c.
+#
+# workload-basic.sh: "2 3 +" then "4 *": two writes, five tokens, five
+# pushes (2, 3, 5, 4, 20), one addition, one multiplication, no error.
+#
+# workload-full.sh: twelve writes, one of them too long to reach
+# copy_from_user(); '+' applied in "2 3 +" and "dup drop dup +" (the lone
+# "+" on an empty stack stops before the switch); one division by zero;
+# six rejected tokens; one unload.
+EXACT_COUNTS = {
+    "basic": {
+        "err = calc_token(tok);": 5,
+        "calc.stack[calc.depth++] = value;": 5,
+        "result = a + b;": 1,
+        "result = a * b;": 1,
+        "result = a - b;": 0,
+        "result = a / b;": 0,
+        "return -EDOM;": 0,
+        "calc.errors++;": 0,
+        "if (len >= sizeof(line))": 2,
+        "if (copy_from_user(line, ubuf, len))": 2,
+        "misc_deregister(&gcovdemo_dev);": 0,
+    },
+    "full": {
+        "result = a + b;": 2,
+        "result = a - b;": 1,
+        "result = a * b;": 1,
+        "result = a / b;": 1,
+        "return -EDOM;": 1,
+        "calc.errors++;": 6,
+        "if (len >= sizeof(line))": 12,
+        "if (copy_from_user(line, ubuf, len))": 11,
+        "misc_deregister(&gcovdemo_dev);": 1,
+    },
+}
 
 
-def test_full_workload_exact_counts(full, tmp_path):
-    out, _ = full
-    c = gcov_counts(out, tmp_path)
-    # workload-full.sh: '+' applied in "2 3 +" and "dup drop dup +" (the
-    # lone "+" on an empty stack stops before the switch); one division
-    # by zero; six rejected tokens; one over-long line; one unload.
-    assert only(c, "result = a + b;") == 2
-    assert only(c, "result = a - b;") == 1
-    assert only(c, "result = a * b;") == 1
-    assert only(c, "result = a / b;") == 1
-    assert only(c, "return -EDOM;") == 1
-    assert only(c, "calc.errors++;") == 6
-    # Twelve writes, one of them too long to reach copy_from_user().
-    assert only(c, "if (len >= sizeof(line))") == 12
-    assert only(c, "if (copy_from_user(line, ubuf, len))") == 11
-    assert only(c, "misc_deregister(&gcovdemo_dev);") == 1
+@pytest.mark.parametrize("workload", sorted(EXACT_COUNTS))
+def test_workload_exact_counts(request, workload, tmp_path):
+    out, _ = request.getfixturevalue(workload)
+    counts = gcov_counts(out, tmp_path)
+    got = {line: only(counts, line) for line in EXACT_COUNTS[workload]}
+    assert got == EXACT_COUNTS[workload]
 
 
 def test_second_workload_raises_coverage(basic, full):
