@@ -39,7 +39,14 @@ def ok(proc):
 @pytest.fixture(scope="session")
 def tree():
     ok(gcovlab("tree"))
-    return os.path.join(work_root(), "linux")
+    path = os.path.join(work_root(), "linux")
+    # The tests share the work directory's tree: say so plainly if an
+    # earlier, interrupted run left it dirty or on another branch.
+    status = subprocess.run(["git", "-C", path, "status", "--porcelain", "--branch"],
+                            text=True, capture_output=True).stdout
+    assert status.split("\n")[0].startswith("## baseline") and status.count("\n") == 1, \
+        "the kernel tree %s is not clean on branch baseline:\n%s" % (path, status)
+    return path
 
 
 @pytest.fixture(scope="session")

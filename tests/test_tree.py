@@ -180,5 +180,8 @@ def test_deleted_baseline_branch_is_made_again(tree):
         assert "making it again from tag gcovlab-baseline" in proc.stdout
         assert git(tree, "rev-parse", "baseline") == git(tree, "rev-parse", "gcovlab-baseline")
     finally:
+        if subprocess.run(["git", "-C", tree, "rev-parse", "--verify", "--quiet",
+                           "refs/heads/baseline"], capture_output=True).returncode:
+            git(tree, "branch", "baseline", "gcovlab-baseline")
         git(tree, "switch", "--quiet", "baseline")
         git(tree, "branch", "--quiet", "-D", "student-elsewhere")
