@@ -15,6 +15,7 @@ GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/bench.sh \
+	$(wildcard tests/data/*/workload.sh) \
 	$(wildcard labs/driver/*.sh)
 
 .PHONY: demo check html captures bench shellcheck clean help

@@ -10,8 +10,8 @@ import sys
 
 from . import guest, kbuild, labs, report
 from . import tree as treemod
-from .util import EXIT_FAILED, EXIT_TIMEOUT, EXIT_USAGE, GcovlabError, say, warn
-from .work import REPO, VM, Work
+from .util import EXIT_FAILED, EXIT_USAGE, GcovlabError, run, say, warn
+from .work import VM, Work
 
 OUT_MARKER = ".gcovlab-out"
 
@@ -268,13 +268,12 @@ def cmd_run(work, args):
     out = check_out(args.out, module)
     config, var, label = pick_kernel(args)
     build_dir = os.path.join(out, "build")
-    title = "%s on %s" % (os.path.basename(module), label)
     previous = read_marker(out)
     if os.path.isdir(build_dir) and (previous.get("module") != module or
                                      previous.get("kernel") != config):
         # Another module or kernel built here before: start the copy afresh.
         shutil.rmtree(build_dir)
-    mark_out(out, module=module, build=build_dir, kernel=config, title=title)
+    mark_out(out, module=module, build=build_dir, kernel=config)
     for stale in ("lcov.info", "summary.txt", "status"):
         if os.path.exists(os.path.join(out, stale)):
             os.remove(os.path.join(out, stale))
@@ -289,15 +288,21 @@ def cmd_run(work, args):
     mark_out(out, module=module, build=build_dir, kernel=config, title=title)
     status = boot_and_collect(work, args, config, out, workload, kos)
 
-    placed = report.place_gcda(os.path.join(out, "gcda"), build_dir)
-    if not placed:
+    if not make_report(out, build_dir, title):
         warn("no .gcda file for the module came back.  Does the %s kernel have "
              "gcov support, and did the workload load the module?  (The baseline "
              "tree has none until the series adds it.)  No report made." % label)
-    else:
-        info, index = report.lcov_report(out, build_dir, title)
-        report.announce(out, index, info, build_dir)
     return status
+
+
+def make_report(out, build_dir, title):
+    """Place the module's .gcda next to its .gcno, run lcov and genhtml.
+    Returns False, and makes nothing, when no .gcda came back."""
+    if not report.place_gcda(os.path.join(out, "gcda"), build_dir):
+        return False
+    info, index = report.lcov_report(out, build_dir, title)
+    report.announce(out, index, info, build_dir)
+    return True
 
 
 def cmd_boot(work, args):
@@ -313,18 +318,14 @@ def cmd_boot(work, args):
 
 def cmd_report(work, args):
     out = os.path.abspath(args.out)
-    try:
-        with open(os.path.join(out, OUT_MARKER), encoding="utf-8") as f:
-            meta = json.load(f)
-    except (OSError, ValueError):
+    meta = read_marker(out)
+    if not meta:
         raise GcovlabError("%s is not the --out of a gcovlab run" % out, EXIT_USAGE)
-    if "build" not in meta:
-        raise GcovlabError("%s holds a boot without a module: nothing to report" % out, EXIT_USAGE)
-    placed = report.place_gcda(os.path.join(out, "gcda"), meta["build"])
-    if not placed:
+    if "title" not in meta:
+        raise GcovlabError("%s holds no finished module build: nothing to report" % out,
+                           EXIT_USAGE)
+    if not make_report(out, meta["build"], meta["title"]):
         raise GcovlabError("no .gcda for the module under %s/gcda" % out)
-    info, index = report.lcov_report(out, meta["build"], meta["title"])
-    report.announce(out, index, info, meta["build"])
     return 0
 
 
@@ -365,7 +366,7 @@ def cmd_clean(work, args):
                     (["%d uncommitted change(s)" % len(dirty)] if dirty else []) +
                     (["your branches %s" % ", ".join(mine)] if mine else [])), work.tree))
     if os.path.isdir(work.mainline):
-        os.system("chmod -R u+w '%s'" % work.mainline)
+        run(["chmod", "-R", "u+w", work.mainline], what="chmod")
     if os.path.isdir(work.root):
         shutil.rmtree(work.root)
     say("removed %s" % work.root)

@@ -18,12 +18,13 @@ CONFIGS = {
     "lab": ["kernel.config", "lab.config"],
 }
 
-# On the make command line of every kernel and module build, so that the
-# command lines (and therefore kbuild's rebuild decisions) never change.
 def make_vars(work):
-    # A build stamp that does not change from build to build: the date of
-    # the tarball the tree came from.  Output captured for the docs stays
-    # the same across machines and rebuilds.
+    """Variables on the make command line of every kernel and module build.
+
+    The same every time, so kbuild's rebuild decisions never change; the
+    build stamp is the tarball's date, so captured output stays the same
+    across machines and rebuilds.
+    """
     try:
         when = time.gmtime(os.stat(work.tarball).st_mtime)
     except OSError:

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Messages, errors and subprocess helpers shared by every gcovlab step."""
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -94,7 +95,6 @@ class Lock:
         self.fd = None
 
     def __enter__(self):
-        import fcntl
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
