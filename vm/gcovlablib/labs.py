@@ -35,9 +35,22 @@ def get(number):
 
 
 def kernel_config(number):
-    """The build configuration a lab runs on: 'mainline' or 'tree'."""
+    """The build configuration a lab runs on: 'mainline' or 'lab'."""
     lab = get(number)
     if lab["kernel"] == "mainline":
         return "mainline"
-    raise GcovlabError("Lab %d needs the patch series, which this version of "
-                       "gcovlab cannot apply yet" % number)
+    if lab["kernel"] == "series":
+        return "lab"
+    raise GcovlabError("labs/index.toml: lab %d has kernel = %r; expected "
+                       "\"mainline\" or \"series\"" % (number, lab["kernel"]))
+
+
+def patches(number):
+    """The patch files (absolute paths) of a series lab's state."""
+    lab = get(number)
+    have = series_patches()
+    k = lab.get("patches", 0)
+    if k > len(have):
+        raise GcovlabError("Lab %d needs the first %d patches of the series, but "
+                           "patches/ holds %d" % (number, k, len(have)))
+    return [os.path.join(REPO, "patches", name) for name in have[:k]]

@@ -314,3 +314,84 @@ def source_state(work, config):
             except OSError:
                 pass
     return "%s+%s" % (head, h.hexdigest()[:16])
+
+
+def series_key(patches):
+    """A digest of the patch files a lab branch is made of (names and text)."""
+    h = hashlib.sha256()
+    for path in patches:
+        with open(path, "rb") as f:
+            h.update(os.path.basename(path).encode() + b"\0" + f.read() + b"\0")
+    return h.hexdigest()
+
+
+def config_get(tree, key):
+    return subprocess.run(["git", "-C", tree, "config", "--get", key],
+                          capture_output=True, text=True).stdout.strip() or None
+
+
+def branch_tip(tree, branch):
+    r = subprocess.run(["git", "-C", tree, "rev-parse", "--verify", "--quiet",
+                        "refs/heads/" + branch], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def lab_branch(work, number, patches):
+    """Make sure branch lab-N is baseline + `patches` (git am), check it out.
+
+    The tool owns lab-N: it remakes the branch when patches/ changed.  A
+    lab-N with commits the tool did not make, or a dirty tree, is refused
+    with the commands that keep the work.
+    """
+    with Lock(os.path.join(work.root, "locks", "tree"), "changing the kernel tree"):
+        _lab_branch(work, number, patches)
+
+
+def _lab_branch(work, number, patches):
+    tree = work.tree
+    branch = "lab-%d" % number
+    key = series_key(patches)
+    tip = branch_tip(tree, branch)
+    made = config_get(tree, "gcovlab.%s.tip" % branch)
+    if tip and made != tip:
+        raise GcovlabError(
+            "branch %s of %s has commits gcovlab did not make (gcovlab made %s, the "
+            "branch is at %s).  Lab branches belong to gcovlab; keep your commits on "
+            "a branch of your own and let gcovlab make %s again:\n"
+            "    git -C %s branch my-%s %s && git -C %s checkout my-%s && git -C %s branch -D %s\n"
+            "Then run the command again." %
+            (branch, tree, (made or "none")[:12], tip[:12], branch, tree, branch, branch,
+             tree, branch, tree, branch))
+    if tip and config_get(tree, "gcovlab.%s.key" % branch) == key:
+        checkout(tree, branch)
+        return
+    refuse_if_dirty(tree, "making branch %s" % branch)
+    names = [os.path.basename(p) for p in patches]
+    with Step("making branch %s: %s + %d patch%s (git am)" % (
+            branch, TAG_BASELINE, len(patches), "" if len(patches) == 1 else "es")):
+        back = current_branch(tree) or git(tree, "rev-parse", "HEAD").strip()
+        git(tree, "checkout", "--quiet", "--detach", TAG_BASELINE, capture=False)
+        env = git_env(date=git(tree, "log", "-1", "--format=%cI", TAG_BASELINE).strip())
+        # Committer and date fixed, so the lab commits have the same ids on
+        # every machine; git am keeps each patch's own author and date.
+        env.pop("GIT_AUTHOR_DATE")
+        env.pop("GIT_AUTHOR_NAME")
+        env.pop("GIT_AUTHOR_EMAIL")
+        for path, name in zip(patches, names):
+            r = subprocess.run(["git", "-C", tree, "am", "--quiet", path],
+                               capture_output=True, text=True, env=env)
+            if r.returncode != 0:
+                subprocess.run(["git", "-C", tree, "am", "--abort"], capture_output=True)
+                subprocess.run(["git", "-C", tree, "checkout", "--quiet", back],
+                               capture_output=True)
+                raise GcovlabError("patches/%s does not apply to %s with git am:\n%s\n"
+                                   "The tree is back on %s.  Is patches/ from this "
+                                   "checkout, and the tarball Linux 6.1 as Debian 12 "
+                                   "ships it?" % (name, TAG_BASELINE,
+                                                  (r.stdout + r.stderr).strip(), back))
+        git(tree, "branch", "--force", branch, "HEAD")
+        git(tree, "checkout", "--quiet", branch, capture=False)
+        new_tip = branch_tip(tree, branch)
+        git(tree, "config", "gcovlab.%s.tip" % branch, new_tip)
+        git(tree, "config", "gcovlab.%s.key" % branch, key)
+    say("kernel tree now on branch %s (%s)" % (branch, ", ".join(names) or "no patches"))
