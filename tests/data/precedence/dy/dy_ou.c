@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One object of the kbuild precedence test; see ../Kbuild. */
+#include <linux/module.h>
+
+static int __init dy_ou_init(void)
+{
+	return 0;
+}
+module_init(dy_ou_init);
+MODULE_LICENSE("GPL");
