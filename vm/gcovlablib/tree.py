@@ -336,6 +336,21 @@ def branch_tip(tree, branch):
     return r.stdout.strip() if r.returncode == 0 else None
 
 
+def twin_branch(tree, key, branch):
+    """A tool-made lab branch, other than `branch`, made of the same patches."""
+    out = subprocess.run(["git", "-C", tree, "config", "--get-regexp",
+                          r"^gcovlab\.lab-[0-9]+\.key$"], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        name, _, value = line.partition(" ")
+        other = name[len("gcovlab."):-len(".key")]
+        if value == key and other != branch:
+            tip = branch_tip(tree, other)
+            if tip and tip == config_get(tree, "gcovlab.%s.tip" % other):
+                return tip
+    return None
+
+
 def lab_branch(work, number, patches):
     """Make sure branch lab-N is baseline + `patches` (git am), check it out.
 
@@ -367,6 +382,15 @@ def _lab_branch(work, number, patches):
         return
     refuse_if_dirty(tree, "making branch %s" % branch)
     names = [os.path.basename(p) for p in patches]
+    twin = twin_branch(tree, key, branch)
+    if twin:
+        # Another lab with the same patches (labs 2-4 share one state):
+        # same commit, so switching between them touches no file.
+        git(tree, "branch", "--force", branch, twin)
+        git(tree, "config", "gcovlab.%s.tip" % branch, branch_tip(tree, branch))
+        git(tree, "config", "gcovlab.%s.key" % branch, key)
+        checkout(tree, branch)
+        return
     with Step("making branch %s: %s + %d patch%s (git am)" % (
             branch, TAG_BASELINE, len(patches), "" if len(patches) == 1 else "es")):
         back = current_branch(tree) or git(tree, "rev-parse", "HEAD").strip()
