@@ -16,7 +16,8 @@ DEMO_OUT := out/demo
 DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/bench.sh \
 	$(wildcard tests/data/*/workload.sh) \
-	$(wildcard labs/driver/*.sh)
+	$(wildcard labs/driver/*.sh) \
+	$(wildcard labs/seqwrite/*.sh)
 
 .PHONY: demo check html captures bench shellcheck clean help
 
@@ -43,6 +44,7 @@ html:
 
 captures:
 	labs/capture.sh
+	for n in 1 2 3 4; do labs/capture-series.sh $$n || exit 1; done
 
 bench:
 	labs/bench.sh $(BENCH)

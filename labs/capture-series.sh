@@ -1,0 +1,179 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# labs/capture-series.sh: run the commands of a series lab page (Labs 1-4)
+# and keep what they print in docs/captures/labN/, so that the page shows
+# real output.  "make captures" runs it for every series lab.
+#
+#   labs/capture-series.sh N [DEST]     DEST defaults to docs/captures/labN
+#
+# Each step runs its command exactly as the page spells it (sh -c, from
+# the repository root) and stores stdout and stderr in DEST/<step>.txt,
+# with the paths that differ between machines rewritten as labs/capture.sh
+# does (checkout -> ~/gcov-kernel-labs, work directory ->
+# ~/.cache/gcov-kernel-labs, $HOME -> ~).
+#
+# The steps use the branch names the pages give a student (my-lab1-before,
+# my-lab1, my-lab4).  The script refuses to start if one of them exists or
+# the kernel tree is not clean, and deletes the ones it made at the end;
+# it leaves the tree on branch baseline.  Results go to ~/labN/, removed
+# first only if vm/gcovlab made them.
+
+set -eu
+
+me=labs/capture-series.sh
+
+die() {
+	printf '%s: %s\n' "$me" "$*" >&2
+	exit 1
+}
+
+case ${1:-} in
+-h|--help)
+	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+	;;
+[1-4]) lab=$1 ;;
+*) die "usage: $me N [DEST]   (N = 1, 2, 3 or 4)" ;;
+esac
+dest=${2:-}
+if [ -n "$dest" ]; then
+	case $dest in
+	/*) ;;
+	*) dest=$(pwd)/$dest ;;
+	esac
+fi
+
+cd "$(dirname "$0")/.."
+repo=$(pwd -P)
+[ -n "$dest" ] || dest=$repo/docs/captures/lab$lab
+[ -n "${HOME:-}" ] && [ "$HOME" != / ] || die "HOME must be set to a home directory"
+work=$HOME/.cache/gcov-kernel-labs
+if [ -n "${GCOVLAB_WORK:-}" ] &&
+	[ "$(realpath -m "$GCOVLAB_WORK")" != "$(realpath -m "$work")" ]; then
+	die "GCOVLAB_WORK is $GCOVLAB_WORK, but the lab pages show the default" \
+		"work directory $work; unset GCOVLAB_WORK or link $work to it"
+fi
+unset GCOVLAB_WORK
+tree=$work/linux
+
+vm/gcovlab tree >/dev/null
+[ -z "$(git -C "$tree" status --porcelain)" ] ||
+	die "the kernel tree $tree has uncommitted changes; commit or stash them first"
+for b in my-lab1-before my-lab1 my-lab4; do
+	if git -C "$tree" rev-parse --verify --quiet "refs/heads/$b" >/dev/null; then
+		die "branch $b exists in $tree; the capture would use that name." \
+			"Rename it (git -C $tree branch -m $b $b-mine) and run again."
+	fi
+done
+out=$HOME/lab$lab
+if [ -L "$out" ] || { [ -e "$out" ] && [ -z "$(find "$out" -maxdepth 2 -name .gcovlab-out)" ]; }; then
+	die "$out exists and was not made by vm/gcovlab; move it away and run again"
+fi
+rm -rf "$out"
+
+mkdir -p "$dest"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/capture.XXXXXX")
+made=""
+cleanup() {
+	git -C "$tree" checkout --quiet baseline 2>/dev/null || true
+	for b in $made; do
+		git -C "$tree" branch -D "$b" >/dev/null 2>&1 || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+LC_ALL=C.UTF-8
+export LC_ALL
+# git am and git commit need an identity; the pages ask students to set
+# theirs.  Without one (a fresh CI user), use a stand-in for this run only.
+if [ -z "$(git config user.email || true)" ]; then
+	GIT_AUTHOR_NAME=student GIT_AUTHOR_EMAIL=student@example.invalid
+	GIT_COMMITTER_NAME=student GIT_COMMITTER_EMAIL=student@example.invalid
+	export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+fi
+unset LANGUAGE
+
+normalise() {
+	CAP_REPO=$repo CAP_WORK=$(realpath -m "$work") CAP_WORK_L=$work \
+	CAP_HOME=$HOME perl -pe '
+		BEGIN {
+			%r = ($ENV{CAP_REPO} => "~/gcov-kernel-labs",
+			      $ENV{CAP_WORK} => "~/.cache/gcov-kernel-labs",
+			      $ENV{CAP_WORK_L} => "~/.cache/gcov-kernel-labs");
+			@k = sort { length($b) <=> length($a) } keys %r;
+			$h = $ENV{CAP_HOME};
+		}
+		for $p (@k) { s{(?<![\w.~/-])\Q$p\E(?![\w.-])}{$r{$p}}g }
+		s{(?<![\w.~/-])\Q$h\E(?![\w.-])}{~}g;
+		s{\Q$h\E(?=/)}{/<home>}g;
+	'
+}
+
+# step NAME EXPECT COMMAND: run COMMAND as the page shows it; EXPECT is
+# "ok" (must succeed) or "fail" (must fail: the page shows an error).
+step() {
+	name=$1 expect=$2 cmd=$3
+	printf '%s: lab %s %-16s $ %s\n' "$me" "$lab" "$name" "$cmd" >&2
+	status=0
+	sh -c "$cmd" >"$tmp/$name.raw" 2>&1 </dev/null || status=$?
+	normalise <"$tmp/$name.raw" >"$dest/$name.txt"
+	if { [ "$expect" = ok ] && [ "$status" -ne 0 ]; } ||
+		{ [ "$expect" = fail ] && [ "$status" -eq 0 ]; }; then
+		tail -n 30 "$tmp/$name.raw" >&2
+		die "step $name: expected $expect, got exit $status: $cmd"
+	fi
+}
+
+# The pages spell the paths with ~; sh -c expands it.
+# shellcheck disable=SC2088
+T='~/.cache/gcov-kernel-labs/linux'
+# shellcheck disable=SC2088
+B='~/.cache/gcov-kernel-labs/build/lab'
+case $lab in
+1)
+	made="my-lab1-before my-lab1"
+	step switch-before ok "git -C $T switch -c my-lab1-before baseline"
+	step am-before ok "git -C $T am \"\$PWD/labs/ctor/builtin-demo.patch\""
+	step run-before ok "vm/gcovlab run --tree --module labs/ctor --workload labs/ctor/workload.sh --out ~/lab1/before"
+	step orphan ok "grep 'orphan section' $B/gcovlab-build.log"
+	step readelf ok "readelf -SW $B/init/ctor_demo.o | grep -E 'Name|init_array'"
+	step lab1 ok "vm/gcovlab lab 1"
+	step show ok "git -C $T show --stat lab-1 | tail -n 8"
+	step switch-after ok "git -C $T switch -c my-lab1 lab-1 && git -C $T am \"\$PWD/labs/ctor/builtin-demo.patch\""
+	step run-after ok "vm/gcovlab run --tree --module labs/ctor --workload labs/ctor/workload.sh --out ~/lab1/after"
+	step ctors ok "nm $B/vmlinux | grep -E '__ctors_(start|end)'"
+	step back ok "git -C $T switch baseline"
+	;;
+2)
+	step lab2 ok "vm/gcovlab lab 2"
+	step guard ok "sed -n '/^#if defined(__clang__)/,/^#endif/p' $T/kernel/gcov/gcc_version.h"
+	step build ok "vm/gcovlab build --lab 2"
+	step fire fail "make -s -C $T O=$B KCFLAGS='-U__GNUC__ -D__GNUC__=13 -U__GNUC_MINOR__ -D__GNUC_MINOR__=1' kernel/gcov/base.o"
+	step repair ok "vm/gcovlab build --lab 2 --force"
+	step back ok "vm/gcovlab lab 0"
+	;;
+3)
+	step lab3 ok "vm/gcovlab lab 3"
+	step seq-write ok "grep -n -A 14 '^int seq_write' $T/fs/seq_file.c"
+	step run ok "vm/gcovlab run --lab 3 --module labs/seqwrite --workload labs/seqwrite/workload.sh --out ~/lab3"
+	step back ok "vm/gcovlab lab 0"
+	;;
+4)
+	made="my-lab4"
+	step lab4 ok "vm/gcovlab lab 4"
+	step log ok "git -C $T log --oneline baseline..lab-4"
+	step run-driver ok "vm/gcovlab run --lab 4 --module labs/driver --workload labs/driver/workload-basic.sh --out ~/lab4/driver"
+	step gcno ok "ls ~/lab4/driver/build/"
+	step cmd-flags ok "grep -o -- '-fprofile-arcs -ftest-coverage -fno-tree-loop-im' ~/lab4/driver/build/.gcovdemo.o.cmd ; grep -c -- -fprofile-arcs ~/lab4/driver/build/.gcovdemo.mod.o.cmd"
+	step branch ok "git -C $T switch -c my-lab4 lab-4 && printf '\\nGCOV := y\\n' >> $T/init/Makefile && git -C $T commit -q -am 'init: profile every object' && git -C $T log --oneline -1"
+	step build ok "vm/gcovlab build --tree"
+	step profiled ok "grep -l -- -fprofile-arcs $B/init/.*.o.cmd"
+	step boot ok "vm/gcovlab boot --tree --out ~/lab4/boot && grep -E 'gcov: ' ~/lab4/boot/console.log"
+	step ctors ok "nm $B/vmlinux | grep -E '__ctors_(start|end)'"
+	step back ok "git -C $T switch baseline"
+	;;
+esac
+printf '%s: lab %s captured in %s\n' "$me" "$lab" "$dest" >&2
