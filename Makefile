@@ -14,10 +14,10 @@ PYTHON   := /usr/bin/python3
 GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
-SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/bench.sh \
+SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/capture-series.sh labs/bench.sh \
 	$(wildcard tests/data/*/workload.sh) \
 	$(wildcard labs/driver/*.sh) \
-	$(wildcard labs/seqwrite/*.sh)
+	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
 
 .PHONY: demo check html captures bench shellcheck clean help
 

@@ -47,7 +47,9 @@ fi
 cd "$(dirname "$0")/.."
 repo=$(pwd -P)
 [ -n "$dest" ] || dest=$repo/docs/captures/lab$lab
-[ -n "${HOME:-}" ] && [ "$HOME" != / ] || die "HOME must be set to a home directory"
+if [ -z "${HOME:-}" ] || [ "$HOME" = / ]; then
+	die "HOME must be set to a home directory"
+fi
 work=$HOME/.cache/gcov-kernel-labs
 if [ -n "${GCOVLAB_WORK:-}" ] &&
 	[ "$(realpath -m "$GCOVLAB_WORK")" != "$(realpath -m "$work")" ]; then
