@@ -15,6 +15,7 @@ GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/capture-series.sh labs/bench.sh \
+	labs/capture-gcc.sh labs/capture-kbuild.sh \
 	$(wildcard tests/data/*/workload.sh) \
 	$(wildcard labs/driver/*.sh) \
 	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
@@ -45,6 +46,8 @@ html:
 captures:
 	labs/capture.sh
 	for n in 1 2 3 4; do labs/capture-series.sh $$n || exit 1; done
+	labs/capture-gcc.sh
+	labs/capture-kbuild.sh
 
 bench:
 	labs/bench.sh $(BENCH)

@@ -1,0 +1,165 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# labs/capture-gcc.sh: compile the small C files in labs/gcc/ and keep
+# what GCC and binutils say about them, for the pages "How GCC instruments
+# code" and "The compiler guard".  Needs only gcc, binutils and gcov-dump
+# (the gcc package); clang is used when it is installed.
+#
+#   labs/capture-gcc.sh [DEST]     DEST defaults to docs/captures/gcc
+#
+# Every DEST/<name>.txt holds one or more commands, each on a line that
+# starts with "$ ", followed by what the command printed (stdout and
+# stderr together), exactly as it printed it.  The commands run in a
+# fresh temporary directory that holds copies of labs/gcc/*.c, so every
+# path in the output is relative, except the working directory that
+# gcov-dump prints for a .gcno file and the .gcda file name that GCC
+# stores in the object: there the temporary directory's name is written
+# as /tmp/gcc-demo.
+#
+# What changes from one run to the next: the "stamp" that gcov-dump
+# prints (GCC makes a new one for every compilation), and the version
+# numbers if the compiler is upgraded.  guard-clang.txt needs clang: on a
+# machine without it the committed file is kept and the script says so.
+
+set -eu
+
+me=labs/capture-gcc.sh
+
+die() {
+	printf '%s: %s\n' "$me" "$*" >&2
+	exit 1
+}
+
+case ${1:-} in
+-h|--help)
+	sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+[ $# -le 1 ] || die "usage: $me [DEST]"
+
+dest=${1:-}
+if [ -n "$dest" ]; then
+	case $dest in
+	/*) ;;
+	*) dest=$(pwd)/$dest ;;
+	esac
+fi
+cd "$(dirname "$0")/.."
+[ -n "$dest" ] || dest=$(pwd)/docs/captures/gcc
+
+for tool in gcc objdump readelf nm strings gcov gcov-dump; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		die "$tool is not installed; run ./setup.sh to install what the labs need"
+done
+
+mkdir -p "$dest"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/capture-gcc.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cp labs/gcc/*.c "$tmp/"
+
+# The same output whatever the maintainer's locale.
+LC_ALL=C.UTF-8
+export LC_ALL
+unset LANGUAGE
+
+# start NAME: begin DEST/NAME.txt afresh
+start() {
+	: >"$dest/$1.txt"
+}
+
+# run NAME COMMAND: append "$ COMMAND" and its output to DEST/NAME.txt.
+# The command must succeed.
+run() {
+	printf '$ %s\n' "$2" >>"$dest/$1.txt"
+	if ! (cd "$tmp" && sh -c "$2") >"$tmp/.out" 2>&1; then
+		cat "$tmp/.out" >&2
+		die "failed: $2"
+	fi
+	sed "s|$tmp|/tmp/gcc-demo|g" "$tmp/.out" >>"$dest/$1.txt"
+}
+
+# fails NAME COMMAND: the same for a command that must fail; its exit
+# status is shown after the output.
+fails() {
+	printf '$ %s\n' "$2" >>"$dest/$1.txt"
+	status=0
+	(cd "$tmp" && sh -c "$2") >"$tmp/.out" 2>&1 || status=$?
+	[ "$status" -ne 0 ] || die "succeeded, but should have failed: $2"
+	sed "s|$tmp|/tmp/gcc-demo|g" "$tmp/.out" >>"$dest/$1.txt"
+	printf '(exit status %s)\n' "$status" >>"$dest/$1.txt"
+}
+
+# --- How GCC instruments code -----------------------------------------
+
+start compile
+run compile "gcc --version | head -n 1"
+run compile "gcc -O2 -fprofile-arcs -ftest-coverage -c demo.c"
+run compile "ls demo.*"
+
+start sections
+run sections "objdump -h demo.o"
+
+start readelf
+run readelf "readelf -SW demo.o | grep -E 'Nr\\]|init_array|fini_array|text\\.(startup|exit)'"
+
+start nm
+run nm "nm demo.o"
+run nm "nm -S demo.o | grep __gcov0"
+
+start ctor
+run ctor "objdump -dr --no-show-raw-insn -j .text.startup -j .text.exit demo.o"
+
+start gcno
+run gcno "gcov-dump -l demo.gcno"
+
+start flags-alone
+run flags-alone "gcc -O2 -fprofile-arcs -c demo.c -o arcs-only.o"
+run flags-alone "gcc -O2 -ftest-coverage -c demo.c -o notes-only.o"
+run flags-alone "ls arcs-only.* notes-only.*"
+run flags-alone "nm arcs-only.o"
+run flags-alone "nm notes-only.o"
+
+start userspace
+run userspace "gcc -O2 --coverage -c main.c"
+run userspace "gcc --coverage main.o demo.o -o demo"
+run userspace "./demo && ls *.gcda"
+run userspace "gcov-dump -l demo.gcda"
+run userspace "gcov demo.c && cat demo.c.gcov"
+
+start loop-im
+run loop-im "objdump -dr --no-show-raw-insn -j .text demo.o"
+run loop-im "gcc -O2 -fprofile-arcs -ftest-coverage -fno-tree-loop-im -c demo.c -o demo-no-im.o"
+run loop-im "objdump -dr --no-show-raw-insn -j .text demo-no-im.o"
+
+start stack
+run stack "gcc -O2 -fstack-usage -c bits.c && cat bits.su"
+run stack "gcc -O2 -fprofile-arcs -ftest-coverage -fstack-usage -c bits.c && cat bits.su"
+run stack "gcc -O2 -fprofile-arcs -ftest-coverage -fno-tree-loop-im -fstack-usage -c bits.c && cat bits.su"
+
+# --- The compiler guard -----------------------------------------------
+
+start layout
+run layout "objdump -s -j .data.rel demo.o"
+run layout "readelf -rW demo.o | awk '/rela[.]data[.]rel/,/^\$/'"
+run layout "objdump -t demo.o | grep -F .data.rel"
+run layout "strings -a demo.o | grep -F .gcda"
+
+start guard
+run guard "gcc -dM -E -x c /dev/null | grep -E '__GNUC(_MINOR|_PATCHLEVEL)?__ '"
+run guard "gcc -c guard.c && echo accepted"
+fails guard "gcc -U__GNUC__ -D__GNUC__=13 -c guard.c"
+
+if command -v clang >/dev/null 2>&1; then
+	start guard-clang
+	run guard-clang "clang --version | head -n 1"
+	run guard-clang "clang -dM -E -x c /dev/null | grep -E '__GNUC(_MINOR|_PATCHLEVEL)?__ |__clang_m'"
+	fails guard-clang "clang -c guard.c"
+else
+	printf '%s: clang is not installed; kept %s/guard-clang.txt as it was\n' \
+		"$me" "$dest" >&2
+fi
+
+printf '%s: captures written to %s\n' "$me" "$dest"

@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# labs/capture-kbuild.sh: run GNU make on the models in labs/kbuild/ and
+# keep what it prints, for the page "kbuild GCOV variables"
+# (docs/kbuild-gcov.rst).  Needs only make; no kernel tree.
+#
+#   labs/capture-kbuild.sh [DEST]     DEST defaults to docs/captures/kbuild
+#
+# DEST/precedence.txt is a table: for each combination of GCOV_foo.o
+# (per object), GCOV (per directory) and CONFIG_GCOV_PROFILE_ALL, the
+# script writes the directory's Makefile, runs labs/kbuild/rule.mk on it
+# and reports what make decided for foo.o.  "unset" means the Makefile
+# has no such line, "(empty)" a line that assigns nothing.
+#
+# DEST/origin.txt (labs/kbuild/origin.mk) and DEST/rule.txt (rule.mk)
+# hold commands, each after "$ ", and what they printed.
+# They run in a temporary directory with copies of the two models and
+# two directories: plain/ (an empty Makefile) and boot/ (GCOV := n, as
+# arch/x86/boot/Makefile would say it in the series).
+
+set -eu
+
+me=labs/capture-kbuild.sh
+
+die() {
+	printf '%s: %s\n' "$me" "$*" >&2
+	exit 1
+}
+
+case ${1:-} in
+-h|--help)
+	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+[ $# -le 1 ] || die "usage: $me [DEST]"
+
+dest=${1:-}
+if [ -n "$dest" ]; then
+	case $dest in
+	/*) ;;
+	*) dest=$(pwd)/$dest ;;
+	esac
+fi
+cd "$(dirname "$0")/.."
+[ -n "$dest" ] || dest=$(pwd)/docs/captures/kbuild
+
+command -v make >/dev/null 2>&1 ||
+	die "make is not installed; run ./setup.sh to install what the labs need"
+
+mkdir -p "$dest"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/capture-kbuild.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cp labs/kbuild/rule.mk labs/kbuild/origin.mk "$tmp/"
+
+LC_ALL=C.UTF-8
+export LC_ALL
+unset LANGUAGE
+# Start from a clean slate: none of the variables under study may come
+# from the environment of whoever runs the script.
+unset GCOV MAKEFLAGS MAKELEVEL CONFIG_GCOV_PROFILE_ALL
+
+# --- precedence table ---------------------------------------------------
+
+# row OBJ DIR ALL: one line of the table; each argument is a value,
+# "unset" or "(empty)"
+row() {
+	d=$tmp/row
+	rm -rf "$d"
+	mkdir "$d"
+	: >"$d/Makefile"
+	case $1 in
+	unset) ;;
+	"(empty)") echo 'GCOV_foo.o :=' >>"$d/Makefile" ;;
+	*) echo "GCOV_foo.o := $1" >>"$d/Makefile" ;;
+	esac
+	case $2 in
+	unset) ;;
+	"(empty)") echo 'GCOV :=' >>"$d/Makefile" ;;
+	*) echo "GCOV := $2" >>"$d/Makefile" ;;
+	esac
+	all=
+	[ "$3" = unset ] || all=$3
+	out=$(cd "$tmp" && make -s -f rule.mk DIR=row CONFIG_GCOV_PROFILE_ALL="$all") ||
+		die "make failed for row: $*"
+	case $out in
+	"foo.o: instrumented"*) result=yes ;;
+	"foo.o: not instrumented") result=no ;;
+	*) die "unexpected output for row $*: $out" ;;
+	esac
+	printf '%-12s %-9s %-13s %s\n' "$1" "$2" "$3" "$result" >>"$dest/precedence.txt"
+}
+
+printf '%-12s %-9s %-13s %s\n' GCOV_foo.o GCOV PROFILE_ALL instrumented \
+	>"$dest/precedence.txt"
+row unset unset unset
+row unset unset y
+row unset y unset
+row y unset unset
+row unset n y
+row y n y
+row n y y
+row n unset y
+row "(empty)" n y
+row unset "(empty)" y
+row unset no y
+row unset N y
+row yes unset unset
+
+# --- origin -------------------------------------------------------------
+
+mkdir "$tmp/plain" "$tmp/boot"
+: >"$tmp/plain/Makefile"
+echo 'GCOV := n' >"$tmp/boot/Makefile"
+
+# run NAME COMMAND: append "$ COMMAND" and its output to DEST/NAME.txt
+run() {
+	printf '$ %s\n' "$2" >>"$dest/$1.txt"
+	if ! (cd "$tmp" && sh -c "$2") >"$tmp/.out" 2>&1; then
+		cat "$tmp/.out" >&2
+		die "failed: $2"
+	fi
+	cat "$tmp/.out" >>"$dest/$1.txt"
+}
+
+: >"$dest/origin.txt"
+run origin "cat boot/Makefile"
+run origin "make -s -f origin.mk DIR=plain"
+run origin "GCOV=gcov-12 make -s -f origin.mk DIR=plain SUB=1"
+run origin "GCOV=gcov-12 make -s -f origin.mk DIR=boot"
+run origin "make -s -f origin.mk DIR=boot SUB=1 GCOV=y"
+run origin "GCOV=y make -e -s -f origin.mk DIR=boot"
+
+: >"$dest/rule.txt"
+run rule "GCOV=gcov-12 make -s -f rule.mk DIR=plain"
+run rule "GCOV=gcov-12 make -s -f rule.mk DIR=plain CONFIG_GCOV_PROFILE_ALL=y"
+run rule "make -s -f rule.mk DIR=boot CONFIG_GCOV_PROFILE_ALL=y"
+run rule "make -s -f rule.mk DIR=boot GCOV=y"
+run rule "echo 'GCOV_foo.o := n' >>boot/Makefile && make -s -f rule.mk DIR=boot GCOV=y"
+run rule "sed -i /GCOV_foo/d boot/Makefile && GCOV=gcov-12 make -e -s -f rule.mk DIR=boot CONFIG_GCOV_PROFILE_ALL=y"
+
+printf '%s: captures written to %s\n' "$me" "$dest"
