@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The series lab pages (Labs 1-4) show the commands that produced their
+captured output: every capture a page includes was made by a step of
+labs/capture-series.sh, and that step's command is printed on the page,
+word for word, in a console block.  Also: each page has the shape all
+lab pages share."""
+
+import os
+import re
+
+import pytest
+
+from conftest import REPO
+
+SCRIPT = os.path.join(REPO, "labs", "capture-series.sh")
+SECTIONS = ["Goal", "Background", "Steps", "What you should see", "Check", "Exercises"]
+
+
+def steps(lab):
+    with open(SCRIPT, encoding="utf-8") as f:
+        text = f.read()
+    t = re.search(r"^T='([^']+)'", text, re.M).group(1)
+    b = re.search(r"^B='([^']+)'", text, re.M).group(1)
+    block = re.search(r"^%d\)\n(.*?)^\t;;" % lab, text, re.M | re.S).group(1)
+    found = {}
+    for name, cmd in re.findall(r'^\tstep (\S+) (?:ok|fail) "(.*)"$', block, re.M):
+        cmd = cmd.replace("$T", t).replace("$B", b).replace('\\"', '"')
+        cmd = cmd.replace("\\$", "$").replace("\\\\", "\\")
+        found[name] = cmd
+    return found
+
+
+def page(lab):
+    with open(os.path.join(REPO, "docs", "labs", "lab%d.rst" % lab), encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("lab", [1, 2, 3, 4])
+def test_page_shape(lab):
+    text = page(lab)
+    heads = re.findall(r"^(.+)\n-{3,}$", text, re.M)
+    assert heads == SECTIONS
+
+
+@pytest.mark.parametrize("lab", [1, 2, 3, 4])
+def test_captures_come_from_shown_commands(lab):
+    text = page(lab)
+    shown = set(re.findall(r"^   \$ (.+)$", text, re.M))
+    made = steps(lab)
+    included = re.findall(r"literalinclude:: \.\./captures/lab%d/(\S+)\.txt" % lab, text)
+    assert included, "lab %d includes no capture" % lab
+    for name in included:
+        assert name in made, "%s.txt is not made by labs/capture-series.sh" % name
+        path = os.path.join(REPO, "docs", "captures", "lab%d" % lab, name + ".txt")
+        assert os.path.getsize(path) > 0, "%s is empty: run make captures" % path
+        # A step may chain two commands the page shows on two lines.
+        parts = [p.strip() for p in made[name].split(" && ")] \
+            if made[name] not in shown else [made[name]]
+        assert made[name] in shown or all(any(p in s for s in shown) for p in parts), \
+            "lab %d: the command of capture %s is not on the page: %s" % (lab, name, made[name])
