@@ -28,9 +28,10 @@ def get(number):
     have = ", ".join(str(n) for n in sorted(labs))
     raise GcovlabError(
         "Lab %d does not exist yet.  This checkout has lab%s %s (labs/index.toml); "
-        "labs 1-10 arrive with the patch series, and patches/ holds %d patch "
-        "file%s so far." % (number, "s" if len(labs) != 1 else "", have,
-                            len(series_patches()), "" if len(series_patches()) == 1 else "s"),
+        "the labs up to 10 arrive with the later parts of the patch series, and "
+        "patches/ holds %d patch file%s so far." % (
+            number, "s" if len(labs) != 1 else "", have,
+            len(series_patches()), "" if len(series_patches()) == 1 else "s"),
         EXIT_USAGE)
 
 
