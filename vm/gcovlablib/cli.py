@@ -303,8 +303,8 @@ def cmd_run(work, args):
                 "%s/workload.log and the kernel's in %s/console.log.  No report made."
                 % (label, out, out))
         else:
-            warn("no .gcda file for the module came back.  Did the workload load "
-                 "the module?  No report made.")
+            warn("no .gcda file for the module came back: did the workload load "
+                 "the module with insmod?  No report made.")
     return status
 
 
