@@ -246,6 +246,7 @@ def test_run_on_the_baseline_says_there_is_no_coverage_yet(lab_kernel, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "depth 1: 20" in proc.stdout          # the workload ran
     assert "(GCOV=y)" in proc.stdout             # the seed's variable, inert here
-    assert "no .gcda file for the module came back" in proc.stderr
-    assert "baseline tree has none" in proc.stderr
+    assert "no .gcda came back, as expected" in proc.stdout
+    assert "has no debugfs gcov export yet" in proc.stdout
     assert (out / "console.log").exists() and not (out / "lcov.info").exists()
+    assert (out / "workload.log").read_text().count("depth 1: 20") == 1

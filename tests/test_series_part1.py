@@ -117,7 +117,8 @@ def test_command_line_gcov_counts(lab4, tmp_path):
 
 def test_kernel_objects_follow_the_rule(lab4):
     # Nothing in the lab kernel asks for profiling: no object got the flags,
-    # no .gcno was written, and the stub itself was built.
+    # and the stub itself was built.  (.gcno files of earlier, profiled
+    # builds of the same directory may remain: kbuild never deletes them.)
     assert os.path.exists(os.path.join(BUILD, "kernel", "gcov", "base.o"))
     cmds = glob.glob(os.path.join(BUILD, "**", ".*.o.cmd"), recursive=True)
     assert len(cmds) > 300
@@ -127,7 +128,6 @@ def test_kernel_objects_follow_the_rule(lab4):
             if "-fprofile-arcs" in f.readline():
                 profiled.append(path)
     assert profiled == []
-    assert glob.glob(os.path.join(BUILD, "**", "*.gcno"), recursive=True) == []
 
 
 # ---- the compiler guard ----------------------------------------------------
