@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-series.sh: run the commands of a series lab page (Labs 1-4)
+# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5)
 # and keep what they print in docs/captures/labN/, so that the page shows
 # real output.  "make captures" runs it for every series lab.
 #
@@ -33,8 +33,8 @@ case ${1:-} in
 	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
-[1-4]) lab=$1 ;;
-*) die "usage: $me N [DEST]   (N = 1, 2, 3 or 4)" ;;
+[1-5]) lab=$1 ;;
+*) die "usage: $me N [DEST]   (N = 1 to 5)" ;;
 esac
 dest=${2:-}
 if [ -n "$dest" ]; then
@@ -176,6 +176,13 @@ case $lab in
 	step boot ok "vm/gcovlab boot --tree --out ~/lab4/boot && grep -E 'gcov: ' ~/lab4/boot/console.log"
 	step ctors ok "nm $B/vmlinux | grep -E '__ctors_(start|end)'"
 	step back ok "git -C $T switch baseline"
+	;;
+5)
+	step lab5 ok "vm/gcovlab lab 5"
+	step show ok "git -C $T show --stat lab-5 | tail -n 4"
+	step run ok "vm/gcovlab run --lab 5 --module labs/driver --workload labs/driver/workload-full.sh --out ~/lab5"
+	step registry ok "grep 'gcov: ' ~/lab5/console.log"
+	step back ok "vm/gcovlab lab 0"
 	;;
 esac
 printf '%s: lab %s captured in %s\n' "$me" "$lab" "$dest" >&2
