@@ -15,7 +15,7 @@ GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/capture-series.sh labs/bench.sh \
-	labs/capture-gcc.sh labs/capture-kbuild.sh \
+	labs/capture-gcc.sh labs/capture-kbuild.sh labs/capture-lab6.sh \
 	$(wildcard tests/data/*/workload.sh) \
 	$(wildcard labs/driver/*.sh) \
 	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
@@ -48,6 +48,7 @@ captures:
 	for n in 1 2 3 4 5; do labs/capture-series.sh $$n || exit 1; done
 	labs/capture-gcc.sh
 	labs/capture-kbuild.sh
+	labs/capture-lab6.sh
 
 bench:
 	labs/bench.sh $(BENCH)
