@@ -35,7 +35,7 @@ def page(lab):
         return f.read()
 
 
-@pytest.mark.parametrize("lab", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("lab", [1, 2, 3, 4, 5, 6])
 def test_page_shape(lab):
     text = page(lab)
     heads = re.findall(r"^(.+)\n-{3,}$", text, re.M)
@@ -58,3 +58,45 @@ def test_captures_come_from_shown_commands(lab):
             if made[name] not in shown else [made[name]]
         assert made[name] in shown or all(any(p in s for s in shown) for p in parts), \
             "lab %d: the command of capture %s is not on the page: %s" % (lab, name, made[name])
+
+
+LAB6_SCRIPT = os.path.join(REPO, "labs", "capture-lab6.sh")
+
+
+def lab6_steps():
+    """The steps of labs/capture-lab6.sh, in order: (name, command as the
+    page spells it)."""
+    with open(LAB6_SCRIPT, encoding="utf-8") as f:
+        text = f.read()
+    t = re.search(r"^T='([^']+)'", text, re.M).group(1)
+    found = []
+    for name, cmd in re.findall(r'^step (\S+) (?:ok|fail) "(.*)"$', text, re.M):
+        cmd = cmd.replace("$T", t).replace('\\"', '"')
+        cmd = cmd.replace("\\$", "$").replace("\\\\", "\\")
+        found.append((name, cmd))
+    return found
+
+
+def test_lab6_every_step_is_on_the_page():
+    # Lab 6 has no long-running steps to leave out: the page shows every
+    # command of labs/capture-lab6.sh, in the order the script runs them,
+    # and every capture it includes comes from one of them.
+    text = page(6)
+    shown = re.findall(r"^   \$ (.+)$", text, re.M)
+    made = lab6_steps()
+    assert len(made) > 10
+    for name, cmd in made:
+        assert cmd in shown, "lab 6: the command of step %s is not on the page: %s" % (name, cmd)
+    at = -1
+    for name, cmd in made:
+        later = [i for i, s in enumerate(shown) if s == cmd and i > at]
+        assert later, "lab 6: step %s comes earlier on the page than in the script" % name
+        at = later[0]
+    names = dict(made)
+    included = re.findall(r"literalinclude:: \.\./captures/lab6/(\S+)\.txt", text)
+    assert included, "lab 6 includes no capture"
+    for name in included:
+        assert name in names, "%s.txt is not made by labs/capture-lab6.sh" % name
+        path = os.path.join(REPO, "docs", "captures", "lab6", name + ".txt")
+        assert os.path.getsize(path) > 0, "%s is empty: run labs/capture-lab6.sh" % path
+    assert made[-1][1] == "vm/gcovlab lab 0", "lab 6 must end on the baseline"
