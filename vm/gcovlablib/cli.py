@@ -2,10 +2,12 @@
 """Command line of vm/gcovlab."""
 
 import argparse
+import difflib
 import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 from . import guest, kbuild, labs, report
@@ -131,6 +133,25 @@ def parser():
                    help="shell script run in the guest; it loads the module with insmod")
     p.add_argument("--out", required=True, metavar="DIR", help="where the results go")
     add_kernel_choice(p)
+    add_guest_options(p)
+    p.add_argument("--random-seed", metavar="SEED",
+                   help="compile the module with -frandom-seed=SEED (stable stamps "
+                        "and checksums, for byte comparisons)")
+
+    p = sub.add_parser("compare", help="byte-compare a lab's .gcda files with mainline's",
+                       description="Run the module and workload on the mainline "
+                       "kernel, then on lab N's, from the same build path and with "
+                       "the same -frandom-seed (given to the module build only), and "
+                       "compare every .gcda byte for byte.  OUT/gcda-mainline/ and "
+                       "OUT/gcda/ keep both sets.  Exits 0 when all are identical, "
+                       "1 when any differs (each difference is shown as a "
+                       "gcov-dump -l diff).")
+    p.add_argument("--module", required=True, metavar="DIR")
+    p.add_argument("--workload", required=True, metavar="SCRIPT")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--lab", required=True, type=lab_number, metavar="N")
+    p.add_argument("--random-seed", default="gcovlab", metavar="SEED",
+                   help="passed as -frandom-seed to the module build (default gcovlab)")
     add_guest_options(p)
 
     p = sub.add_parser("report", help="redo lcov.info and html/ for a run's OUT",
@@ -288,7 +309,9 @@ def cmd_run(work, args):
 
     prepare_tree(work, args)
     kbuild.build_kernel(work, config)
-    kos = kbuild.build_module(work, config, module, build_dir, var)
+    extra = ["KCFLAGS=-frandom-seed=%s" % args.random_seed] if getattr(
+        args, "random_seed", None) else []
+    kos = kbuild.build_module(work, config, module, build_dir, var, extra)
     names = [os.path.basename(k) for k in kos]
     if len(set(names)) != len(names):
         raise GcovlabError("two .ko files share a name: %s" % ", ".join(kos))
@@ -306,6 +329,60 @@ def cmd_run(work, args):
             warn("no .gcda file for the module came back: did the workload load "
                  "the module with insmod?  No report made.")
     return status
+
+
+def gcov_dump(path):
+    proc = subprocess.run(["gcov-dump", "-l", path], capture_output=True, text=True)
+    return [line.split(":", 1)[1] if ":" in line else line
+            for line in (proc.stdout + proc.stderr).splitlines()]
+
+
+def cmd_compare(work, args):
+    if labs.kernel_config(args.lab) != "lab":
+        raise GcovlabError("--lab %d is the mainline kernel itself; name a series lab"
+                           % args.lab, EXIT_USAGE)
+    out = os.path.abspath(args.out)
+    common = dict(module=args.module, workload=args.workload, out=out, tree=False,
+                  random_seed=args.random_seed, timeout=args.timeout, accel=args.accel)
+    status = cmd_run(work, argparse.Namespace(mainline=True, lab=None, **common))
+    if status:
+        raise GcovlabError("the workload failed on the mainline kernel (status %d)" % status)
+    ref = os.path.join(out, "gcda-mainline")
+    if os.path.isdir(ref):
+        shutil.rmtree(ref)
+    os.rename(os.path.join(out, "gcda"), ref)
+    status = cmd_run(work, argparse.Namespace(mainline=False, lab=args.lab, **common))
+    if status:
+        raise GcovlabError("the workload failed on lab %d (status %d)" % (args.lab, status))
+    mine = os.path.join(out, "gcda")
+
+    def files(root):
+        return sorted(os.path.relpath(os.path.join(d, f), root)
+                      for d, _s, fs in os.walk(root) for f in fs if f.endswith(".gcda"))
+    a, b = files(ref), files(mine)
+    if not a:
+        raise GcovlabError("no .gcda came back from the mainline run")
+    bad = 0
+    for rel in sorted(set(a) | set(b)):
+        if rel not in b or rel not in a:
+            print("only in %s: %s" % ("mainline" if rel in a else "lab %d" % args.lab, rel))
+            bad += 1
+            continue
+        with open(os.path.join(ref, rel), "rb") as f1, open(os.path.join(mine, rel), "rb") as f2:
+            x, y = f1.read(), f2.read()
+        if x == y:
+            print("identical (%d bytes): %s" % (len(x), rel))
+            continue
+        bad += 1
+        print("DIFFERENT: %s (%d bytes on mainline, %d on lab %d)" % (rel, len(x), len(y),
+                                                                      args.lab))
+        diff = difflib.unified_diff(gcov_dump(os.path.join(ref, rel)),
+                                    gcov_dump(os.path.join(mine, rel)),
+                                    "mainline", "lab %d" % args.lab, lineterm="", n=1)
+        print("\n".join(list(diff)[:40]))
+    say("%d of %d .gcda file%s identical to mainline's" % (
+        len(a) - bad if bad <= len(a) else 0, len(a), "" if len(a) == 1 else "s"))
+    return 1 if bad else 0
 
 
 def make_report(out, build_dir, title):
@@ -409,7 +486,7 @@ def cmd_build(work, args):
 
 COMMANDS = {"tree": lambda w, a: (treemod.ensure(w), 0)[1], "lab": cmd_lab,
             "build": cmd_build, "boot": cmd_boot, "run": cmd_run,
-            "report": cmd_report, "status": cmd_status, "clean": cmd_clean}
+            "report": cmd_report, "compare": cmd_compare, "status": cmd_status, "clean": cmd_clean}
 
 
 def main(argv=None):

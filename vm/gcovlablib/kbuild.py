@@ -113,6 +113,17 @@ def undefined_options(src, options):
     return missing
 
 
+def read_config(out):
+    got = {}
+    with open(os.path.join(out, ".config"), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("CONFIG_") and "=" in line:
+                key, value = line.split("=", 1)
+                got[key] = value
+    return got
+
+
 def configure(work, config):
     src = source_dir(work, config)
     out = work.build_dir(config)
@@ -123,7 +134,12 @@ def configure(work, config):
     # set of options it defines changes, or make would quietly say n.
     want_hash = config_hash(config) + " undefined=" + ",".join(undefined)
     if os.path.exists(os.path.join(out, ".config")) and read_stamp(stamp) == want_hash:
-        return
+        # make's syncconfig drops an option the checked-out Kconfig does
+        # not know; after a trip through such a state, configure again.
+        got = read_config(out)
+        if all(got.get(k) == v for k, v in wanted_options(config).items()
+               if k not in undefined):
+            return
     env = make_env(work)
     base = ["make", "-s", "-C", src, "O=" + out] + make_vars(work)
     with Step("configuring %s kernel: tinyconfig + %s" % (config, " + ".join("vm/" + c for c in CONFIGS[config]))):
@@ -132,13 +148,7 @@ def configure(work, config):
              os.path.join(out, ".config")] + fragments(config),
             cwd=out, env=env, capture=True, what="merge_config.sh")
         run(base + ["olddefconfig"], env=env, capture=True, what="make olddefconfig")
-    got = {}
-    with open(os.path.join(out, ".config"), encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("CONFIG_") and "=" in line:
-                key, value = line.split("=", 1)
-                got[key] = value
+    got = read_config(out)
     for opt in undefined:
         say("note: this tree has no %s yet (the patch series adds it); "
             "building without it" % opt)
