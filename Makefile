@@ -16,6 +16,7 @@ DEMO_OUT := out/demo
 DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/capture-series.sh labs/bench.sh \
 	labs/capture-gcc.sh labs/capture-kbuild.sh labs/capture-lab6.sh \
+	labs/capture-format.sh $(wildcard labs/format/*.sh) \
 	$(wildcard tests/data/*/workload.sh) \
 	$(wildcard labs/driver/*.sh) \
 	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
@@ -49,6 +50,7 @@ captures:
 	labs/capture-gcc.sh
 	labs/capture-kbuild.sh
 	labs/capture-lab6.sh
+	labs/capture-format.sh
 
 bench:
 	labs/bench.sh $(BENCH)
