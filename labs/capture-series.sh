@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5)
+# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5 and 7)
 # and keep what they print in docs/captures/labN/, so that the page shows
 # real output.  "make captures" runs it for every series lab.
 #
@@ -33,8 +33,8 @@ case ${1:-} in
 	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
-[1-5]) lab=$1 ;;
-*) die "usage: $me N [DEST]   (N = 1 to 5)" ;;
+[1-5]|7) lab=$1 ;;
+*) die "usage: $me N [DEST]   (N = 1 to 5, or 7)" ;;
 esac
 dest=${2:-}
 if [ -n "$dest" ]; then
@@ -182,6 +182,14 @@ case $lab in
 	step show ok "git -C $T show --stat lab-5 | tail -n 4"
 	step run ok "vm/gcovlab run --lab 5 --module labs/driver --workload labs/driver/workload-full.sh --out ~/lab5"
 	step registry ok "grep 'gcov: ' ~/lab5/console.log"
+	step back ok "vm/gcovlab lab 0"
+	;;
+7)
+	step lab7 ok "vm/gcovlab lab 7"
+	step run ok "vm/gcovlab run --lab 7 --module labs/driver --workload labs/driver/workload-basic.sh --out ~/lab7/basic"
+	step find ok "cd ~/lab7/basic/gcda && find . -name '*.gcda'"
+	step compare ok "vm/gcovlab compare --lab 7 --module labs/driver --workload labs/driver/workload-full.sh --out ~/lab7/compare"
+	step persist ok "vm/gcovlab run --lab 7 --module labs/driver --workload tests/data/lab7/reads.sh --out ~/lab7/persist"
 	step back ok "vm/gcovlab lab 0"
 	;;
 esac

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Lab 7 test workload: reads of any size give the same .gcda; a write to
-# the file zeroes it; a ghost stays after rmmod and revives on insmod.
+# the file zeroes it; a ghost stays after rmmod, a write discards it, and
+# a ghost revives on insmod (two load/unload cycles add up).
 set -e
 fail() {
 	echo "lab7: FAIL: $*"
@@ -29,6 +30,9 @@ echo "lab7: reset ok"
 rmmod gcovdemo
 [ -e "$f" ] || fail "ghost missing after rmmod"
 echo "lab7: ghost kept"
+echo 0 > "$f"
+[ -e "$f" ] && fail "a write to a ghost did not discard it"
+echo "lab7: ghost discarded"
 insmod gcovdemo.ko
 echo "2 3 +" > /dev/gcovdemo
 rmmod gcovdemo
