@@ -79,37 +79,10 @@ LC_ALL=C.UTF-8
 export LC_ALL
 unset LANGUAGE GCOVLAB_SUFFIX GCOVLAB_RESET GCOVLAB_TWICE
 
-normalise() {
-	CAP_REPO=$repo CAP_WORK=$(realpath -m "$work") CAP_WORK_L=$work \
-	CAP_HOME=$HOME perl -pe '
-		BEGIN {
-			%r = ($ENV{CAP_REPO} => "~/gcov-kernel-labs",
-			      $ENV{CAP_WORK} => "~/.cache/gcov-kernel-labs",
-			      $ENV{CAP_WORK_L} => "~/.cache/gcov-kernel-labs");
-			@k = sort { length($b) <=> length($a) } keys %r;
-			$h = $ENV{CAP_HOME};
-		}
-		for $p (@k) { s{(?<![\w.~/-])\Q$p\E(?![\w.-])}{$r{$p}}g }
-		s{(?<![\w.~/-])\Q$h\E(?![\w.-])}{~}g;
-		s{\Q$h\E(?=/)}{/<home>}g;
-	'
-}
 
-# step NAME EXPECT COMMAND: run COMMAND as the page shows it; EXPECT is
-# "ok" (must succeed) or "fail" (must fail: cmp and diff exit 1 when the
-# files differ, which is what the page shows).
-step() {
-	name=$1 expect=$2 cmd=$3
-	printf '%s: %-14s $ %s\n' "$me" "$name" "$cmd" >&2
-	status=0
-	sh -c "$cmd" >"$tmp/$name.raw" 2>&1 </dev/null || status=$?
-	normalise <"$tmp/$name.raw" >"$dest/$name.txt"
-	if { [ "$expect" = ok ] && [ "$status" -ne 0 ]; } ||
-		{ [ "$expect" = fail ] && [ "$status" -eq 0 ]; }; then
-		tail -n 30 "$tmp/$name.raw" >&2
-		die "step $name: expected $expect, got exit $status: $cmd"
-	fi
-}
+# normalise() and step(): labs/capture-lib.sh
+# shellcheck source=labs/capture-lib.sh
+. "$repo/labs/capture-lib.sh"
 
 # The page spells the paths with ~; sh -c expands it.
 # shellcheck disable=SC2088

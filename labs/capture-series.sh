@@ -98,36 +98,11 @@ if [ -z "$(git config user.email || true)" ]; then
 fi
 unset LANGUAGE
 
-normalise() {
-	CAP_REPO=$repo CAP_WORK=$(realpath -m "$work") CAP_WORK_L=$work \
-	CAP_HOME=$HOME perl -pe '
-		BEGIN {
-			%r = ($ENV{CAP_REPO} => "~/gcov-kernel-labs",
-			      $ENV{CAP_WORK} => "~/.cache/gcov-kernel-labs",
-			      $ENV{CAP_WORK_L} => "~/.cache/gcov-kernel-labs");
-			@k = sort { length($b) <=> length($a) } keys %r;
-			$h = $ENV{CAP_HOME};
-		}
-		for $p (@k) { s{(?<![\w.~/-])\Q$p\E(?![\w.-])}{$r{$p}}g }
-		s{(?<![\w.~/-])\Q$h\E(?![\w.-])}{~}g;
-		s{\Q$h\E(?=/)}{/<home>}g;
-	'
-}
 
-# step NAME EXPECT COMMAND: run COMMAND as the page shows it; EXPECT is
-# "ok" (must succeed) or "fail" (must fail: the page shows an error).
-step() {
-	name=$1 expect=$2 cmd=$3
-	printf '%s: lab %s %-16s $ %s\n' "$me" "$lab" "$name" "$cmd" >&2
-	status=0
-	sh -c "$cmd" >"$tmp/$name.raw" 2>&1 </dev/null || status=$?
-	normalise <"$tmp/$name.raw" >"$dest/$name.txt"
-	if { [ "$expect" = ok ] && [ "$status" -ne 0 ]; } ||
-		{ [ "$expect" = fail ] && [ "$status" -eq 0 ]; }; then
-		tail -n 30 "$tmp/$name.raw" >&2
-		die "step $name: expected $expect, got exit $status: $cmd"
-	fi
-}
+# normalise() and step(): labs/capture-lib.sh
+step_label="lab $lab "
+# shellcheck source=labs/capture-lib.sh
+. "$repo/labs/capture-lib.sh"
 
 # The pages spell the paths with ~; sh -c expands it.
 # shellcheck disable=SC2088
