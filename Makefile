@@ -17,7 +17,7 @@ DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/capture-series.sh labs/capture-lib.sh labs/bench.sh \
 	labs/capture-gcc.sh labs/capture-kbuild.sh labs/capture-lab6.sh \
 	labs/capture-format.sh $(wildcard labs/format/*.sh) \
-	$(wildcard tests/data/*/workload.sh) \
+	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh) \
 	$(wildcard labs/driver/*.sh) \
 	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
 

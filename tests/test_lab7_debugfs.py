@@ -6,7 +6,14 @@
 - reads with chunk sizes 1, 7 and 4096 and from an offset give the same
   bytes; a write zeroes the counters; the file is mode 0600;
 - persistence: after rmmod the file stays (a ghost), and two more
-  load/unload cycles add up: the counts equal three single runs.
+  load/unload cycles add up: the counts equal three single runs;
+  gcov_persist=0 removes the file with the module, an invalid value is
+  refused with a message and the default kept; a changed module with the
+  same object name and stamp is not revived;
+- a write to gcov/reset zeroes everything; a reader holding the file open
+  across unload and reload gets the image made at open and crashes
+  nothing; another user is refused by the file's mode 0600 alone;
+- the KUnit suite of patch 0008 passes in the Lab 7 kernel.
 """
 
 import os
@@ -15,7 +22,7 @@ import subprocess
 
 import pytest
 
-from conftest import DATA, DRIVER, gcovlab, ok
+from conftest import DATA, DRIVER, REPO, gcovlab, ok
 
 LAB7 = os.path.join(DATA, "lab7")
 
@@ -80,3 +87,85 @@ def test_ghost_kept_and_revived(reads, tmp_path):
     # reads.sh: after the ghost is discarded, two load/calc/unload cycles.
     assert counts(gcda(out)) == [2 * v for v in single]
     assert any(single)
+
+
+def run7(tmp_path, workload, *extra):
+    out = tmp_path / workload
+    proc = ok(gcovlab("run", "--lab", "7", "--module", DRIVER, "--workload",
+                      os.path.join(LAB7, workload + ".sh"), "--out", out, *extra))
+    with open(out / "console.log", encoding="utf-8", errors="replace") as f:
+        return out, proc.stdout, f.read()
+
+
+def test_kunit_suite_passes(reads):
+    """Every KUNIT_CASE of patch 0008 reports ok; none fails or is skipped."""
+    out, _ = reads
+    patch = [p for p in os.listdir(os.path.join(REPO, "patches")) if "KUnit" in p]
+    assert len(patch) == 1, patch
+    with open(os.path.join(REPO, "patches", patch[0]), encoding="utf-8") as f:
+        cases = re.findall(r"^\+\tKUNIT_CASE\((\w+)\),$", f.read(), re.M)
+    assert len(cases) >= 6, cases
+    with open(out / "console.log", encoding="utf-8", errors="replace") as f:
+        log = f.read()
+    passed = re.findall(r"^\[[ \d.]+\]\s+ok \d+ (\w+)$", log, re.M)
+    assert set(cases) <= set(passed), log[-3000:]
+    assert re.search(r"# gcov_gcc_12: pass:%d fail:0 skip:0 total:%d" %
+                     (len(cases), len(cases)), log)
+    assert "not ok" not in log
+
+
+def test_persist_0_removes_file_with_module(at_lab0_after, tmp_path):
+    _, stdout, console = run7(tmp_path, "persist", "--append", "gcov_persist=0")
+    assert "gcov: gcov_persist=0" in console
+    assert "lab7: expecting: gone" in stdout
+    assert "lab7: after rmmod: gone" in stdout
+    assert "lab7: reloaded" in stdout
+
+
+def test_persist_invalid_value_keeps_default(at_lab0_after, tmp_path):
+    _, stdout, console = run7(tmp_path, "persist", "--append", "gcov_persist=maybe")
+    assert "gcov: invalid gcov_persist=maybe, keeping 1" in console
+    assert "lab7: after rmmod: ghost" in stdout
+
+
+def test_changed_module_not_revived(at_lab0_after, tmp_path):
+    """Same object name, same stamp (-frandom-seed), other code: the ghost's
+    counters are dropped, and the file holds only the new module's run."""
+    out = tmp_path / "changed"
+    proc = ok(gcovlab("run", "--lab", "7", "--module", DRIVER, "--module-v2",
+                      os.path.join(LAB7, "changed"), "--random-seed", "lab7",
+                      "--workload", os.path.join(LAB7, "changed.sh"), "--out", out))
+    stamps = re.findall(r"lab7: (?:ghost|v2) stamp (\w+)", proc.stdout)
+    assert len(stamps) == 2 and stamps[0] == stamps[1], proc.stdout
+    assert "changed since it was unloaded, old counters dropped" in proc.stdout
+    assert "counters continue" not in proc.stdout
+    dump = subprocess.run(["gcov-dump", "-l", gcda(out)], text=True, capture_output=True,
+                          check=True).stdout
+    # The changed module has two functions (init, exit), each run once.
+    assert dump.count(":FUNCTION ") == 2, dump
+    assert counts(gcda(out)) == [1, 1, 1, 3, 1], dump
+
+
+def test_global_reset_zeroes_all(at_lab0_after, tmp_path):
+    out, stdout, _ = run7(tmp_path, "reset-all")
+    assert "lab7: gcov/reset written" in stdout
+    values = counts(gcda(out))
+    assert values and not any(values)
+
+
+@pytest.mark.parametrize("persist", ["1", "0"])
+def test_reader_open_across_unload(at_lab0_after, tmp_path, persist):
+    _, stdout, console = run7(tmp_path, "open-reader", "--append", "gcov_persist=" + persist)
+    assert "lab7: unloaded with the file open" in stdout
+    assert re.search(r"lab7: the open file read \d+ bytes, as at open", stdout)
+    assert "lab7: no oops" in stdout
+    for bad in ("BUG:", "Oops", "WARNING:", "general protection"):
+        assert bad not in console
+
+
+def test_other_user_refused_by_file_mode(at_lab0_after, tmp_path):
+    _, stdout, _ = run7(tmp_path, "nonroot")
+    assert "lab7: mode 600, debugfs root 755" in stdout
+    assert re.search(r"lab7: nobody: .*Permission denied", stdout)
+    assert "lab7: nobody cannot reset either" in stdout
+    assert re.search(r"lab7: root reads \d+ bytes", stdout)

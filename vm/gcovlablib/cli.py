@@ -67,6 +67,18 @@ def positive(text):
     return int(text)
 
 
+def kernel_params(text):
+    if text and (not re.fullmatch(r"[\x21-\x7e]+( [\x21-\x7e]+)*", text) or len(text) > 512):
+        raise argparse.ArgumentTypeError(
+            "kernel parameters are printable words separated by single spaces, "
+            "at most 512 characters in all, not %r" % text)
+    if any(w.split("=", 1)[0] in ("console", "rdinit", "panic") for w in text.split()):
+        raise argparse.ArgumentTypeError(
+            "console=, rdinit= and panic= are set by gcovlab (the guest needs "
+            "them to run and stop); leave them out of %r" % text)
+    return text
+
+
 def add_kernel_choice(p, required=False):
     g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--lab", type=lab_number, metavar="N",
@@ -83,6 +95,9 @@ def add_guest_options(p):
     p.add_argument("--accel", choices=("tcg", "kvm", "auto"), default="tcg",
                    help="tcg (default); kvm; auto: KVM only if a bounded "
                         "probe boot completes, else TCG")
+    p.add_argument("--append", type=kernel_params, default="", metavar="PARAMS",
+                   help="more kernel command line parameters, for example "
+                        "'gcov_persist=0' (quote several: 'a=1 b=2')")
 
 
 def parser():
@@ -137,6 +152,12 @@ def parser():
     p.add_argument("--random-seed", metavar="SEED",
                    help="compile the module with -frandom-seed=SEED (stable stamps "
                         "and checksums, for byte comparisons)")
+    p.add_argument("--module-v2", metavar="DIR",
+                   help="a changed version of --module's source, built after it "
+                        "in the same build path, so that its objects keep their "
+                        "names; its .ko files reach the guest as NAME.v2.ko (for "
+                        "trying persistence with a changed module).  The report "
+                        "is made against this version's .gcno files")
 
     p = sub.add_parser("compare", help="byte-compare a lab's .gcda files with mainline's",
                        description="Run the module and workload on the mainline "
@@ -253,7 +274,8 @@ def boot_and_collect(work, args, config, out, workload, kos):
     guest.initramfs(initrd, workload, kos)
     kernel = kbuild.bzimage(work, config)
     accel = choose_accel(work, args, kernel)
-    status, files = guest.boot(kernel, initrd, out, accel=accel, timeout=args.timeout)
+    status, files = guest.boot(kernel, initrd, out, accel=accel, timeout=args.timeout,
+                               append=getattr(args, "append", ""))
     gcda = os.path.join(out, "gcda")
     if os.path.isdir(gcda):
         shutil.rmtree(gcda)
@@ -292,6 +314,12 @@ def mark_out(out, **meta):
 
 def cmd_run(work, args):
     module = check_module(args.module)
+    module_v2 = getattr(args, "module_v2", None)
+    if module_v2:
+        module_v2 = check_module(module_v2)
+        if module_v2 == module:
+            raise GcovlabError("--module-v2 is the same directory as --module; give "
+                               "it the changed copy", EXIT_USAGE)
     check_file(args.workload, "--workload")
     workload = os.path.abspath(args.workload)
     out = check_out(args.out, module)
@@ -315,6 +343,8 @@ def cmd_run(work, args):
     names = [os.path.basename(k) for k in kos]
     if len(set(names)) != len(names):
         raise GcovlabError("two .ko files share a name: %s" % ", ".join(kos))
+    if module_v2:
+        kos = second_version(work, config, module_v2, out, build_dir, var, extra, kos)
     title = "%s on %s" % (" ".join(n[:-3] for n in names), label)
     mark_out(out, module=module, build=build_dir, kernel=config, title=title)
     status = boot_and_collect(work, args, config, out, workload, kos)
@@ -331,6 +361,26 @@ def cmd_run(work, args):
     return status
 
 
+def second_version(work, config, module_v2, out, build_dir, var, extra, kos):
+    """Keep the first build's .ko files, then build the changed source in the
+    same place: its objects get the same names (and paths) as the first."""
+    keep = os.path.join(out, "modules")
+    if os.path.isdir(keep):
+        shutil.rmtree(keep)
+    os.makedirs(keep)
+    first = []
+    for ko in kos:
+        shutil.copy2(ko, keep)
+        first.append(os.path.join(keep, os.path.basename(ko)))
+    second = []
+    for ko in kbuild.build_module(work, config, module_v2, build_dir, var, extra):
+        dst = os.path.join(keep, os.path.basename(ko)[:-3] + ".v2.ko")
+        shutil.copy2(ko, dst)
+        second.append(dst)
+    say("the guest gets %s" % ", ".join(os.path.basename(k) for k in first + second))
+    return first + second
+
+
 def gcov_dump(path):
     proc = subprocess.run(["gcov-dump", "-l", path], capture_output=True, text=True)
     return [line.split(":", 1)[1] if ":" in line else line
@@ -343,7 +393,8 @@ def cmd_compare(work, args):
                            % args.lab, EXIT_USAGE)
     out = os.path.abspath(args.out)
     common = dict(module=args.module, workload=args.workload, out=out, tree=False,
-                  random_seed=args.random_seed, timeout=args.timeout, accel=args.accel)
+                  random_seed=args.random_seed, timeout=args.timeout, accel=args.accel,
+                  append=args.append, module_v2=None)
     status = cmd_run(work, argparse.Namespace(mainline=True, lab=None, **common))
     if status:
         raise GcovlabError("the workload failed on the mainline kernel (status %d)" % status)

@@ -89,8 +89,11 @@ def initramfs(path, workload, kos):
         c.file("init", f.read(), 0o755)
     with open(BUSYBOX, "rb") as f:
         c.file("bin/busybox", f.read(), 0o755)
-    c.file("etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n")
-    c.file("etc/group", b"root:x:0:\n")
+    # nobody: for workloads that check what an unprivileged reader may do
+    # (busybox su -s /bin/sh nobody -c ...).
+    c.file("etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n"
+           b"nobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n")
+    c.file("etc/group", b"root:x:0:\nnogroup:x:65534:\n")
     with open(workload, "rb") as f:
         c.file("work/workload.sh", f.read(), 0o755)
     for ko in kos:
@@ -102,24 +105,26 @@ def initramfs(path, workload, kos):
 
 # ---------------------------------------------------------------- QEMU
 
-def qemu_cmd(kernel, initrd, console, transfer, accel, memory="256M"):
+def qemu_cmd(kernel, initrd, console, transfer, accel, memory="256M", append=""):
     return [QEMU, "-accel", accel, "-m", memory, "-smp", "1",
             "-nodefaults", "-no-reboot", "-display", "none",
-            "-kernel", kernel, "-initrd", initrd, "-append", APPEND,
+            "-kernel", kernel, "-initrd", initrd,
+            "-append", (APPEND + " " + append) if append else APPEND,
             "-serial", "file:" + console, "-serial", "file:" + transfer]
 
 
-def boot(kernel, initrd, outdir, accel="tcg", timeout=120):
+def boot(kernel, initrd, outdir, accel="tcg", timeout=120, append=""):
     """Boot once; return the parsed transfer.  Raises on timeout."""
     console = os.path.join(outdir, "console.log")
     transfer = os.path.join(outdir, "transfer.log")
     for p in (console, transfer):
         if os.path.exists(p):
             os.remove(p)
-    cmd = qemu_cmd(kernel, initrd, console, transfer, accel)
+    cmd = qemu_cmd(kernel, initrd, console, transfer, accel, append=append)
     start = time.monotonic()
-    say("booting %s under %s (timeout %d s) ..." % (
-        os.path.basename(kernel), accel.upper(), timeout))
+    say("booting %s under %s (timeout %d s)%s ..." % (
+        os.path.basename(kernel), accel.upper(), timeout,
+        ", kernel parameters: " + append if append else ""))
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
