@@ -52,7 +52,39 @@ def test_sample_driver_equals_mainline(at_lab0_after, tmp_path):
                    os.path.join(DRIVER, "workload-full.sh"), "--out", tmp_path / "cmp")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert re.search(r"identical \(\d+ bytes\): .*gcovdemo\.gcda", proc.stdout)
-    assert "1 of 1 .gcda file identical" in proc.stdout
+    assert "1 of 1 .gcda file identical to mainline's" in proc.stdout
+    # The workload repeats itself, so counter values were compared too.
+    assert "it does: both mainline runs gave the same bytes" in proc.stdout
+
+
+def test_out_of_line_header_function_equal_once_masked(at_lab0_after, tmp_path):
+    """list_empty() emitted out of line carries the kernel tree's path in its
+    checksums: not byte-identical, but record by record equal, counts too."""
+    ool = os.path.join(DATA, "outofline")
+    out = tmp_path / "ool"
+    proc = gcovlab("compare", "--lab", "7", "--module", ool, "--workload",
+                   os.path.join(ool, "workload.sh"), "--out", out)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert re.search(r"equal records \(\d+ bytes; stamp, checksums and ident masked\): "
+                     r".*outofline\.gcda", proc.stdout)
+    assert "0 of 1 .gcda file identical to mainline's, 1 with equal records" in proc.stdout
+    files = [os.path.join(d, f) for d, _s, fs in os.walk(out) for f in fs
+             if f == "outofline.gcda" and "gcda" in d]
+    mine = [f for f in files if "/gcda/" in f][0]
+    ref = [f for f in files if "/gcda-mainline/" in f][0]
+    with open(mine, "rb") as f1, open(ref, "rb") as f2:
+        assert f1.read() != f2.read()
+
+
+def test_compare_unsteady_workload_structure_only(at_lab0_after, tmp_path):
+    """A workload that does not repeat itself on mainline: its counts are not
+    compared (only the structure), and the compare still passes."""
+    out = tmp_path / "unsteady"
+    proc = gcovlab("compare", "--lab", "7", "--module", DRIVER, "--workload",
+                   os.path.join(LAB7, "unsteady.sh"), "--out", out)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "the workload does not repeat itself on mainline" in proc.stdout
+    assert "counts not compared" in proc.stdout
 
 
 @pytest.fixture(scope="module")
@@ -169,3 +201,16 @@ def test_other_user_refused_by_file_mode(at_lab0_after, tmp_path):
     assert re.search(r"lab7: nobody: .*Permission denied", stdout)
     assert "lab7: nobody cannot reset either" in stdout
     assert re.search(r"lab7: root reads \d+ bytes", stdout)
+
+
+def test_compare_finds_a_difference(at_lab0_after, tmp_path):
+    """Counts that differ between the kernels make the compare fail and show
+    where."""
+    out = tmp_path / "differs"
+    proc = gcovlab("compare", "--lab", "7", "--module", DRIVER, "--workload",
+                   os.path.join(LAB7, "kernel-dependent.sh"), "--out", out)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "it does: both mainline runs gave the same bytes" in proc.stdout
+    assert re.search(r"DIFFERENT: \S+gcovdemo\.gcda", proc.stdout)
+    assert re.search(r"^-\s+\d+:( \d+)+ ?$", proc.stdout, re.M)
+    assert "0 of 1 .gcda file identical to mainline's, 1 different" in proc.stdout

@@ -159,14 +159,18 @@ def parser():
                         "trying persistence with a changed module).  The report "
                         "is made against this version's .gcno files")
 
-    p = sub.add_parser("compare", help="byte-compare a lab's .gcda files with mainline's",
-                       description="Run the module and workload on the mainline "
-                       "kernel, then on lab N's, from the same build path and with "
-                       "the same -frandom-seed (given to the module build only), and "
-                       "compare every .gcda byte for byte.  OUT/gcda-mainline/ and "
-                       "OUT/gcda/ keep both sets.  Exits 0 when all are identical, "
-                       "1 when any differs (each difference is shown as a "
-                       "gcov-dump -l diff).")
+    p = sub.add_parser("compare", help="compare a lab's .gcda files with mainline's",
+                       description="Run the module and workload twice on the mainline "
+                       "kernel (does the workload repeat itself?), then on lab N's, "
+                       "from the same build path and with the same -frandom-seed "
+                       "(given to the module build only), and compare every .gcda: "
+                       "byte for byte first; where the bytes differ, record by record "
+                       "(gcov-dump -l) with the stamp, the checksums and the function "
+                       "idents masked, and the counter values too where the two "
+                       "mainline runs disagreed.  OUT/gcda-mainline/, "
+                       "OUT/gcda-mainline-2/ and OUT/gcda/ keep the three sets.  Exits "
+                       "0 when every file is identical or has equal records, 1 when "
+                       "any differs (shown as a masked gcov-dump -l diff).")
     p.add_argument("--module", required=True, metavar="DIR")
     p.add_argument("--workload", required=True, metavar="SCRIPT")
     p.add_argument("--out", required=True, metavar="DIR")
@@ -387,6 +391,68 @@ def gcov_dump(path):
             for line in (proc.stdout + proc.stderr).splitlines()]
 
 
+# What a gcov-dump -l line may legitimately differ in between two kernels'
+# builds of one module: the stamp, the header checksum, and each function's
+# ident and checksums (a function from a kernel header emitted out of line
+# hashes the kernel tree's path into them).
+MASKS = [(re.compile(r"^stamp \d+$"), "stamp *"),
+         (re.compile(r"^checksum \S+$"), "checksum *"),
+         (re.compile(r"ident=\d+"), "ident=*"),
+         (re.compile(r"lineno_checksum=0x[0-9a-f]+"), "lineno_checksum=*"),
+         (re.compile(r"cfg_checksum=0x[0-9a-f]+"), "cfg_checksum=*")]
+COUNTS = re.compile(r"^(\s+\d+:)((?: -?\d+)+) ?$")
+
+
+def masked_dump(path, counts=True):
+    """gcov-dump -l of path with MASKS applied; counter values too unless counts."""
+    lines = []
+    for line in gcov_dump(path):
+        for pattern, repl in MASKS:
+            line = pattern.sub(repl, line)
+        if not counts:
+            m = COUNTS.match(line)
+            if m:
+                line = m.group(1) + " #" * len(m.group(2).split())
+        lines.append(line)
+    return lines
+
+
+def gcda_files(root):
+    return sorted(os.path.relpath(os.path.join(d, f), root)
+                  for d, _s, fs in os.walk(root) for f in fs if f.endswith(".gcda"))
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def run_for_compare(work, out, common, mainline, lab):
+    status = cmd_run(work, argparse.Namespace(mainline=mainline, lab=lab, **common))
+    if status:
+        raise GcovlabError("the workload failed on %s (status %d)" % (
+            "the mainline kernel" if mainline else "lab %d" % lab, status))
+    return os.path.join(out, "gcda")
+
+
+def keep_as(out, name):
+    dst = os.path.join(out, name)
+    if os.path.isdir(dst):
+        shutil.rmtree(dst)
+    os.rename(os.path.join(out, "gcda"), dst)
+    return dst
+
+
+def repeats(ref, again):
+    """Files of two mainline runs whose bytes differ (the workload's counts
+    do not repeat themselves), and files only one run has."""
+    a, b = gcda_files(ref), gcda_files(again)
+    if a != b:
+        return sorted(set(a) ^ set(b))
+    return [rel for rel in a if read_bytes(os.path.join(ref, rel)) !=
+            read_bytes(os.path.join(again, rel))]
+
+
 def cmd_compare(work, args):
     if labs.kernel_config(args.lab) != "lab":
         raise GcovlabError("--lab %d is the mainline kernel itself; name a series lab"
@@ -395,44 +461,57 @@ def cmd_compare(work, args):
     common = dict(module=args.module, workload=args.workload, out=out, tree=False,
                   random_seed=args.random_seed, timeout=args.timeout, accel=args.accel,
                   append=args.append, module_v2=None)
-    status = cmd_run(work, argparse.Namespace(mainline=True, lab=None, **common))
-    if status:
-        raise GcovlabError("the workload failed on the mainline kernel (status %d)" % status)
-    ref = os.path.join(out, "gcda-mainline")
-    if os.path.isdir(ref):
-        shutil.rmtree(ref)
-    os.rename(os.path.join(out, "gcda"), ref)
-    status = cmd_run(work, argparse.Namespace(mainline=False, lab=args.lab, **common))
-    if status:
-        raise GcovlabError("the workload failed on lab %d (status %d)" % (args.lab, status))
-    mine = os.path.join(out, "gcda")
+    say("mainline, first run")
+    run_for_compare(work, out, common, True, None)
+    ref = keep_as(out, "gcda-mainline")
+    say("mainline, second run: does the workload repeat itself?")
+    run_for_compare(work, out, common, True, None)
+    again = keep_as(out, "gcda-mainline-2")
+    unsteady = repeats(ref, again)
+    if unsteady:
+        say("the workload does not repeat itself on mainline: %d file%s differ%s between "
+            "two runs (%s).  Counter values are not compared for %s, only the records' "
+            "structure." % (len(unsteady), "" if len(unsteady) == 1 else "s",
+                            "s" if len(unsteady) == 1 else "", ", ".join(unsteady[:5]),
+                            "them" if len(unsteady) > 1 else "it"))
+    else:
+        say("it does: both mainline runs gave the same bytes")
+    say("lab %d" % args.lab)
+    mine = run_for_compare(work, out, common, False, args.lab)
 
-    def files(root):
-        return sorted(os.path.relpath(os.path.join(d, f), root)
-                      for d, _s, fs in os.walk(root) for f in fs if f.endswith(".gcda"))
-    a, b = files(ref), files(mine)
+    a, b = gcda_files(ref), gcda_files(mine)
     if not a:
         raise GcovlabError("no .gcda came back from the mainline run")
-    bad = 0
+    bad = same = 0
     for rel in sorted(set(a) | set(b)):
         if rel not in b or rel not in a:
             print("only in %s: %s" % ("mainline" if rel in a else "lab %d" % args.lab, rel))
             bad += 1
             continue
-        with open(os.path.join(ref, rel), "rb") as f1, open(os.path.join(mine, rel), "rb") as f2:
-            x, y = f1.read(), f2.read()
+        x, y = read_bytes(os.path.join(ref, rel)), read_bytes(os.path.join(mine, rel))
         if x == y:
             print("identical (%d bytes): %s" % (len(x), rel))
+            same += 1
+            continue
+        steady = rel not in unsteady
+        mx = masked_dump(os.path.join(ref, rel), counts=steady)
+        my = masked_dump(os.path.join(mine, rel), counts=steady)
+        if mx == my:
+            print("equal records (%d bytes; stamp, checksums and ident masked%s): %s" % (
+                len(x), "" if steady else ", counts not compared", rel))
             continue
         bad += 1
-        print("DIFFERENT: %s (%d bytes on mainline, %d on lab %d)" % (rel, len(x), len(y),
-                                                                      args.lab))
-        diff = difflib.unified_diff(gcov_dump(os.path.join(ref, rel)),
-                                    gcov_dump(os.path.join(mine, rel)),
-                                    "mainline", "lab %d" % args.lab, lineterm="", n=1)
+        print("DIFFERENT: %s (%d bytes on mainline, %d on lab %d; gcov-dump -l with "
+              "stamp, checksums and ident masked%s)" % (
+                  rel, len(x), len(y), args.lab, "" if steady else " and counts"))
+        diff = difflib.unified_diff(mx, my, "mainline", "lab %d" % args.lab,
+                                    lineterm="", n=1)
         print("\n".join(list(diff)[:40]))
-    say("%d of %d .gcda file%s identical to mainline's" % (
-        len(a) - bad if bad <= len(a) else 0, len(a), "" if len(a) == 1 else "s"))
+    equal = len(a) - bad - same if bad <= len(a) - same else 0
+    say("%d of %d .gcda file%s identical to mainline's%s%s" % (
+        same, len(a), "" if len(a) == 1 else "s",
+        ", %d with equal records once masked" % equal if equal else "",
+        ", %d different" % bad if bad else ""))
     return 1 if bad else 0
 
 
