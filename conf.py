@@ -38,6 +38,7 @@ exclude_patterns = [
     ".git",
     "diagrams",
     "docs/captures",
+    "docs/reports",
     "**/.pytest_cache",
     "**/__pycache__",
 ]
@@ -50,5 +51,11 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 html_static_path = ["docs/_static"]
+# Reports copied as they are to the site's root: docs/reports/lab7-report/
+# (Lab 7's lcov HTML, made by labs/capture-series.sh 7) becomes
+# lab7-report/index.html.  favicon.ico goes there too: browsers ask the
+# site's root for it, genhtml's pages included.
+html_extra_path = ["docs/reports"]
+html_favicon = "docs/reports/favicon.ico"
 html_css_files = ["site.css"]
 html_favicon = "docs/_static/favicon.svg"

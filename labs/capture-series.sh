@@ -163,9 +163,27 @@ case $lab in
 	step lab7 ok "vm/gcovlab lab 7"
 	step run ok "vm/gcovlab run --lab 7 --module labs/driver --workload labs/driver/workload-basic.sh --out ~/lab7/basic"
 	step find ok "cd ~/lab7/basic/gcda && find . -name '*.gcda'"
+	step kunit ok "sed -n '/KTAP version 1/,/ok 1 gcov_gcc_12/p' ~/lab7/basic/console.log"
 	step compare ok "vm/gcovlab compare --lab 7 --module labs/driver --workload labs/driver/workload-full.sh --out ~/lab7/compare"
+	step outofline ok "vm/gcovlab compare --lab 7 --module tests/data/outofline --workload tests/data/outofline/workload.sh --out ~/lab7/outofline"
 	step persist ok "vm/gcovlab run --lab 7 --module labs/driver --workload tests/data/lab7/reads.sh --out ~/lab7/persist"
+	step persist0 ok "vm/gcovlab run --lab 7 --module labs/driver --workload tests/data/lab7/persist.sh --append gcov_persist=0 --out ~/lab7/persist0"
+	step changed ok "vm/gcovlab run --lab 7 --module labs/driver --module-v2 tests/data/lab7/changed --random-seed lab7 --workload tests/data/lab7/changed.sh --out ~/lab7/changed"
+	step nonroot ok "vm/gcovlab run --lab 7 --module labs/driver --workload tests/data/lab7/nonroot.sh --out ~/lab7/nonroot"
 	step back ok "vm/gcovlab lab 0"
+	# The site publishes step 2's lcov report (lcov --no-external: the
+	# driver's file only), with the machine's paths rewritten like the text.
+	if [ "$dest" = "$repo/docs/captures/lab7" ]; then
+		report=$repo/docs/reports/lab7-report
+		rm -rf "$report"
+		mkdir -p "$report"
+		cp -R "$HOME/lab7/basic/html/." "$report/"
+		find "$report" -name '*.html' | while IFS= read -r page; do
+			normalise <"$page" >"$tmp/page.html"
+			mv "$tmp/page.html" "$page"
+		done
+		echo "$me: lcov report copied to docs/reports/lab7-report/" >&2
+	fi
 	;;
 esac
 printf '%s: lab %s captured in %s\n' "$me" "$lab" "$dest" >&2
