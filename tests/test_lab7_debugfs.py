@@ -55,6 +55,11 @@ def test_sample_driver_equals_mainline(at_lab0_after, tmp_path):
     assert "1 of 1 .gcda file identical to mainline's" in proc.stdout
     # The workload repeats itself, so counter values were compared too.
     assert "it does: both mainline runs gave the same bytes" in proc.stdout
+    # Mainline's -fprofile-update=prefer-atomic (part 3 adds it to the
+    # series) changes nothing for a single-threaded workload.
+    assert ("counter updates: mainline compiled the module with "
+            "-fprofile-update=prefer-atomic, lab 7 with plain (non-atomic) updates"
+            in proc.stdout)
 
 
 def test_out_of_line_header_function_equal_once_masked(at_lab0_after, tmp_path):

@@ -443,6 +443,18 @@ def keep_as(out, name):
     return dst
 
 
+def profile_update(build_dir):
+    """The -fprofile-update= option the module's objects were compiled with
+    (from kbuild's .<obj>.o.cmd files), or None."""
+    found = set()
+    for name in os.listdir(build_dir):
+        if name.startswith(".") and name.endswith(".o.cmd") and ".mod." not in name:
+            with open(os.path.join(build_dir, name), encoding="utf-8",
+                      errors="replace") as f:
+                found.update(re.findall(r"-fprofile-update=[\w-]+", f.readline()))
+    return " ".join(sorted(found)) or None
+
+
 def repeats(ref, again):
     """Files of two mainline runs whose bytes differ (the workload's counts
     do not repeat themselves), and files only one run has."""
@@ -464,6 +476,7 @@ def cmd_compare(work, args):
     say("mainline, first run")
     run_for_compare(work, out, common, True, None)
     ref = keep_as(out, "gcda-mainline")
+    atomic_ref = profile_update(os.path.join(out, "build"))
     say("mainline, second run: does the workload repeat itself?")
     run_for_compare(work, out, common, True, None)
     again = keep_as(out, "gcda-mainline-2")
@@ -478,6 +491,11 @@ def cmd_compare(work, args):
         say("it does: both mainline runs gave the same bytes")
     say("lab %d" % args.lab)
     mine = run_for_compare(work, out, common, False, args.lab)
+    atomic = profile_update(os.path.join(out, "build"))
+    if atomic_ref != atomic:
+        say("counter updates: mainline compiled the module with %s, lab %d with %s" % (
+            atomic_ref or "plain (non-atomic) updates", args.lab,
+            atomic or "plain (non-atomic) updates"))
 
     a, b = gcda_files(ref), gcda_files(mine)
     if not a:
