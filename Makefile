@@ -5,6 +5,8 @@
 #   make check     the whole test suite (closing line: N passed, N failed)
 #   make html      the documentation site in _build/html (sphinx -W)
 #   make bench     time the loop (BENCH=--cold adds a cold demo)
+#   make bench-read  .gcda read speed, the series' debugfs vs mainline's, in
+#                  QEMU (BENCH_READ='--passes 9' passes options on)
 #   make captures  re-run the labs' commands and store their output in docs/
 #   make shellcheck
 #   make clean     remove _build/ and out/ (the work directory stays; see
@@ -21,10 +23,10 @@ SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/ca
 	$(wildcard labs/driver/*.sh) \
 	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
 
-.PHONY: demo check html captures bench shellcheck clean help
+.PHONY: demo check html captures bench bench-read shellcheck clean help
 
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
 demo:
 	@start=$$(date +%s); \
@@ -54,6 +56,9 @@ captures:
 
 bench:
 	labs/bench.sh $(BENCH)
+
+bench-read:
+	$(PYTHON) labs/bench-read.py $(BENCH_READ)
 
 shellcheck:
 	shellcheck $(SHELL_SCRIPTS)
