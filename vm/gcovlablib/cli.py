@@ -87,6 +87,10 @@ def add_kernel_choice(p, required=False):
                    help="the pristine tree with mainline CONFIG_GCOV_KERNEL")
     g.add_argument("--tree", action="store_true",
                    help="the kernel tree as checked out now")
+    p.add_argument("--variant", choices=kbuild.VARIANTS,
+                   help="with --tree or --mainline: whole-kernel profiling (all) "
+                        "or two vCPUs (smp), each with its own build directory; "
+                        "a lab's variant comes from labs/index.toml")
 
 
 def add_guest_options(p):
@@ -199,20 +203,25 @@ def parser():
 
 def pick_kernel(args):
     """(configuration, gcov variable for module builds, label)."""
+    variant = getattr(args, "variant", None)
+    suffix = " (%s)" % variant if variant else ""
     if args.mainline:
-        return "mainline", "GCOV_PROFILE", "mainline"
+        return kbuild.config_name("mainline", variant), "GCOV_PROFILE", "mainline" + suffix
     if args.tree:
-        return "lab", "GCOV", "the current tree"
+        return kbuild.config_name("lab", variant), "GCOV", "the current tree" + suffix
+    if variant:
+        raise GcovlabError("--variant goes with --tree or --mainline; a lab's variant "
+                           "is set in labs/index.toml", EXIT_USAGE)
     number = 0 if args.lab is None else args.lab
     config = labs.kernel_config(number)
-    return config, ("GCOV_PROFILE" if config == "mainline" else "GCOV"), "lab %d" % number
+    return config, ("GCOV" if config.startswith("lab") else "GCOV_PROFILE"), "lab %d" % number
 
 
 def prepare_tree(work, args):
     """Make the tree, and for a series lab move it to that lab's branch."""
     treemod.ensure(work)
     if getattr(args, "lab", None) is not None and not args.mainline and not args.tree:
-        if labs.kernel_config(args.lab) == "lab":
+        if labs.kernel_config(args.lab).startswith("lab"):
             treemod.lab_branch(work, args.lab, labs.patches(args.lab))
 
 
@@ -279,7 +288,8 @@ def boot_and_collect(work, args, config, out, workload, kos):
     kernel = kbuild.bzimage(work, config)
     accel = choose_accel(work, args, kernel)
     status, files = guest.boot(kernel, initrd, out, accel=accel, timeout=args.timeout,
-                               append=getattr(args, "append", ""))
+                               append=getattr(args, "append", ""),
+                               cpus=kbuild.vcpus(config))
     gcda = os.path.join(out, "gcda")
     if os.path.isdir(gcda):
         shutil.rmtree(gcda)
@@ -354,7 +364,7 @@ def cmd_run(work, args):
     status = boot_and_collect(work, args, config, out, workload, kos)
 
     if not make_report(out, build_dir, title):
-        if config == "lab":
+        if config.startswith("lab"):
             say("no .gcda came back, as expected: %s has no debugfs gcov export yet "
                 "(the series adds it in Lab 7).  The workload ran; its output is in "
                 "%s/workload.log and the kernel's in %s/console.log.  No report made."
@@ -466,19 +476,22 @@ def repeats(ref, again):
 
 
 def cmd_compare(work, args):
-    if labs.kernel_config(args.lab) != "lab":
+    config = labs.kernel_config(args.lab)
+    if not config.startswith("lab"):
         raise GcovlabError("--lab %d is the mainline kernel itself; name a series lab"
                            % args.lab, EXIT_USAGE)
+    variant = config[len("lab-"):] if config.startswith("lab-") else None
     out = os.path.abspath(args.out)
     common = dict(module=args.module, workload=args.workload, out=out, tree=False,
                   random_seed=args.random_seed, timeout=args.timeout, accel=args.accel,
                   append=args.append, module_v2=None)
+    mainline_common = dict(common, variant=variant)
     say("mainline, first run")
-    run_for_compare(work, out, common, True, None)
+    run_for_compare(work, out, mainline_common, True, None)
     ref = keep_as(out, "gcda-mainline")
     atomic_ref = profile_update(os.path.join(out, "build"))
     say("mainline, second run: does the workload repeat itself?")
-    run_for_compare(work, out, common, True, None)
+    run_for_compare(work, out, mainline_common, True, None)
     again = keep_as(out, "gcda-mainline-2")
     unsteady = repeats(ref, again)
     if unsteady:

@@ -105,25 +105,30 @@ def initramfs(path, workload, kos):
 
 # ---------------------------------------------------------------- QEMU
 
-def qemu_cmd(kernel, initrd, console, transfer, accel, memory="256M", append=""):
-    return [QEMU, "-accel", accel, "-m", memory, "-smp", "1",
+def qemu_cmd(kernel, initrd, console, transfer, accel, memory="256M", append="", cpus=1):
+    if cpus > 1 and accel == "tcg":
+        # One host thread per vCPU, so that they really run at once (as
+        # many at a time as the host has cores).
+        accel = "tcg,thread=multi"
+    return [QEMU, "-accel", accel, "-m", memory, "-smp", str(cpus),
             "-nodefaults", "-no-reboot", "-display", "none",
             "-kernel", kernel, "-initrd", initrd,
             "-append", (APPEND + " " + append) if append else APPEND,
             "-serial", "file:" + console, "-serial", "file:" + transfer]
 
 
-def boot(kernel, initrd, outdir, accel="tcg", timeout=120, append=""):
+def boot(kernel, initrd, outdir, accel="tcg", timeout=120, append="", cpus=1):
     """Boot once; return the parsed transfer.  Raises on timeout."""
     console = os.path.join(outdir, "console.log")
     transfer = os.path.join(outdir, "transfer.log")
     for p in (console, transfer):
         if os.path.exists(p):
             os.remove(p)
-    cmd = qemu_cmd(kernel, initrd, console, transfer, accel, append=append)
+    cmd = qemu_cmd(kernel, initrd, console, transfer, accel, append=append, cpus=cpus)
     start = time.monotonic()
-    say("booting %s under %s (timeout %d s)%s ..." % (
-        os.path.basename(kernel), accel.upper(), timeout,
+    say("booting %s under %s%s (timeout %d s)%s ..." % (
+        os.path.basename(kernel), accel.upper(),
+        ", %d vCPUs" % cpus if cpus > 1 else "", timeout,
         ", kernel parameters: " + append if append else ""))
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,

@@ -16,7 +16,24 @@ from .work import VM
 CONFIGS = {
     "mainline": ["kernel.config", "mainline.config"],
     "lab": ["kernel.config", "lab.config"],
+    # Variants, each with its own build directory (build/<name>): whole-kernel
+    # profiling (Lab 9) and SMP (Lab 10).
+    "lab-all": ["kernel.config", "lab.config", "all.config"],
+    "lab-smp": ["kernel.config", "lab.config", "smp.config"],
+    "mainline-all": ["kernel.config", "mainline.config", "all.config"],
+    "mainline-smp": ["kernel.config", "mainline.config", "smp.config"],
 }
+VARIANTS = ("all", "smp")
+
+
+def config_name(base, variant=None):
+    """'lab' or 'mainline', with a variant: 'lab-all', 'mainline-smp', ..."""
+    return base + "-" + variant if variant else base
+
+
+def vcpus(config):
+    """How many vCPUs the guest of a configuration gets."""
+    return 2 if config.endswith("-smp") else 1
 
 def make_vars(work):
     """Variables on the make command line of every kernel and module build.
@@ -59,7 +76,7 @@ def jobs():
 
 
 def source_dir(work, config):
-    return work.mainline if config == "mainline" else work.tree
+    return work.mainline if config.startswith("mainline") else work.tree
 
 
 def fragments(config):
@@ -183,7 +200,7 @@ def build_kernel(work, config, force=False):
 
 
 def _build_kernel(work, config, force):
-    if config == "mainline":
+    if config.startswith("mainline"):
         treemod.ensure_mainline(work)
     if not force and up_to_date(work, config):
         say("%s kernel is up to date (build/%s in the work directory)" % (config, config))

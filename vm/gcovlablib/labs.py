@@ -36,12 +36,17 @@ def get(number):
 
 
 def kernel_config(number):
-    """The build configuration a lab runs on: 'mainline' or 'lab'."""
+    """The build configuration a lab runs on: 'mainline', 'lab', or 'lab'
+    with a variant ('lab-all', 'lab-smp': labs/index.toml's variant key)."""
     lab = get(number)
     if lab["kernel"] == "mainline":
         return "mainline"
     if lab["kernel"] == "series":
-        return "lab"
+        variant = lab.get("variant")
+        if variant not in (None, "all", "smp"):
+            raise GcovlabError("labs/index.toml: lab %d has variant = %r; expected "
+                               "\"all\" or \"smp\"" % (number, variant))
+        return "lab-" + variant if variant else "lab"
     raise GcovlabError("labs/index.toml: lab %d has kernel = %r; expected "
                        "\"mainline\" or \"series\"" % (number, lab["kernel"]))
 

@@ -19,6 +19,8 @@ def place_gcda(gcda_root, build_dir):
 
     In debugfs a module object's data sits at gcov/<absolute build path>/,
     so the copy below gcda/ mirrors the host path of the build directory.
+    Where kbuild left a .gcda link (Lab 8 on), the link is pointed at the
+    copy instead.
     """
     mirrored = os.path.join(gcda_root, build_dir.lstrip("/"))
     placed = []
@@ -30,7 +32,15 @@ def place_gcda(gcda_root, build_dir):
                 src = os.path.join(dirpath, name)
                 dst = os.path.join(build_dir, os.path.relpath(src, mirrored))
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
-                shutil.copyfile(src, dst)
+                if os.path.islink(dst):
+                    # Patch 0009's kbuild link (to debugfs, which is in the
+                    # guest): point it at the copy instead, as "make
+                    # gcov_links GCOV_DATA_DIR=OUT/gcda" would; never write
+                    # through it.
+                    os.unlink(dst)
+                    os.symlink(os.path.abspath(src), dst)
+                else:
+                    shutil.copyfile(src, dst)
                 placed.append(dst)
     return sorted(placed)
 

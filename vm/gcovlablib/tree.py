@@ -299,7 +299,7 @@ def ensure_mainline(work):
 
 def source_state(work, config):
     """A string that changes whenever the source of a build changes."""
-    if config == "mainline":
+    if config.startswith("mainline"):
         return git(work.mainline, "rev-parse", "HEAD").strip()
     head = git(work.tree, "rev-parse", "HEAD").strip()
     diff = subprocess.run(["git", "-C", work.tree, "diff", "HEAD"],
