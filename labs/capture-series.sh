@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5 and 7)
+# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5, 7, 8)
 # and keep what they print in docs/captures/labN/, so that the page shows
 # real output.  "make captures" runs it for every series lab.
 #
@@ -33,8 +33,8 @@ case ${1:-} in
 	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
-[1-5]|7) lab=$1 ;;
-*) die "usage: $me N [DEST]   (N = 1 to 5, or 7)" ;;
+[1-5]|7|8) lab=$1 ;;
+*) die "usage: $me N [DEST]   (N = 1 to 5, 7 or 8)" ;;
 esac
 dest=${2:-}
 if [ -n "$dest" ]; then
@@ -62,7 +62,7 @@ tree=$work/linux
 vm/gcovlab tree >/dev/null
 [ -z "$(git -C "$tree" status --porcelain)" ] ||
 	die "the kernel tree $tree has uncommitted changes; commit or stash them first"
-for b in my-lab1-before my-lab1 my-lab4; do
+for b in my-lab1-before my-lab1 my-lab4 my-lab8; do
 	if git -C "$tree" rev-parse --verify --quiet "refs/heads/$b" >/dev/null; then
 		die "branch $b exists in $tree; the capture would use that name." \
 			"Rename it (git -C $tree branch -m $b $b-mine) and run again."
@@ -184,6 +184,21 @@ case $lab in
 		done
 		echo "$me: lcov report copied to docs/reports/lab7-report/" >&2
 	fi
+	;;
+8)
+	made="my-lab8"
+	step lab8 ok "vm/gcovlab lab 8"
+	step show ok "git -C $T show --stat lab-8 | tail -n 4"
+	step run ok "vm/gcovlab run --lab 8 --module labs/driver --workload labs/driver/workload-basic.sh --out ~/lab8/driver"
+	step links ok "make -s -C $B M=\$HOME/lab8/driver/build gcov_links && ls -l ~/lab8/driver/build/*.gcda"
+	step repoint ok "make -s -C $B M=\$HOME/lab8/driver/build gcov_links GCOV_DATA_DIR=\$HOME/lab8/driver/gcda && ls -l ~/lab8/driver/build/*.gcda"
+	step gcov ok "cd ~/lab8/driver/build && gcov -o . gcovdemo.c"
+	step branch ok "git -C $T switch -c my-lab8 lab-8 && printf '\\nGCOV := y\\n' >> $T/init/Makefile && git -C $T commit -q -am 'init: profile every object' && git -C $T log --oneline -1"
+	step build ok "vm/gcovlab build --tree && ls -l $B/init/*.gcda"
+	step boot ok "vm/gcovlab boot --tree --out ~/lab8/boot"
+	step builtin ok "make -s -C $T O=$B gcov_links GCOV_DATA_DIR=\$HOME/lab8/boot/gcda && cd $B && gcov -o init/ main.c"
+	step clean ok "make -s -C $B M=\$HOME/lab8/driver/build clean && ls ~/lab8/driver/build"
+	step back ok "git -C $T switch baseline && rm -f $B/*.gcov"
 	;;
 esac
 printf '%s: lab %s captured in %s\n' "$me" "$lab" "$dest" >&2
