@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5, 7, 8)
+# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5, 7, 8, 10)
 # and keep what they print in docs/captures/labN/, so that the page shows
 # real output.  "make captures" runs it for every series lab.
 #
@@ -33,8 +33,8 @@ case ${1:-} in
 	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
-[1-5]|7|8) lab=$1 ;;
-*) die "usage: $me N [DEST]   (N = 1 to 5, 7 or 8)" ;;
+[1-5]|7|8|10) lab=$1 ;;
+*) die "usage: $me N [DEST]   (N = 1 to 5, 7, 8 or 10)" ;;
 esac
 dest=${2:-}
 if [ -n "$dest" ]; then
@@ -62,7 +62,7 @@ tree=$work/linux
 vm/gcovlab tree >/dev/null
 [ -z "$(git -C "$tree" status --porcelain)" ] ||
 	die "the kernel tree $tree has uncommitted changes; commit or stash them first"
-for b in my-lab1-before my-lab1 my-lab4 my-lab8; do
+for b in my-lab1-before my-lab1 my-lab4 my-lab8 my-lab10; do
 	if git -C "$tree" rev-parse --verify --quiet "refs/heads/$b" >/dev/null; then
 		die "branch $b exists in $tree; the capture would use that name." \
 			"Rename it (git -C $tree branch -m $b $b-mine) and run again."
@@ -199,6 +199,18 @@ case $lab in
 	step builtin ok "make -s -C $T O=$B gcov_links GCOV_DATA_DIR=\$HOME/lab8/boot/gcda && cd $B && gcov -o init/ main.c"
 	step clean ok "make -s -C $B M=\$HOME/lab8/driver/build clean && ls ~/lab8/driver/build"
 	step back ok "git -C $T switch baseline && rm -f $B/*.gcov"
+	;;
+10)
+	made="my-lab10"
+	step lab10 ok "vm/gcovlab lab 10"
+	step plain ok "vm/gcovlab run --lab 10 --module labs/smp --workload labs/smp/workload.sh --out ~/lab10/plain"
+	step plain-count ok "grep -h 'FNDA:.*gcovrace_hit' ~/lab10/plain/lcov.info"
+	step plain-code ok "objdump -d ~/lab10/plain/build/gcovrace.o | grep -A 4 '<gcovrace_hit>:'"
+	step fix ok "git -C $T switch -c my-lab10 lab-10 && git -C $T am \"\$PWD\"/patches/0011-*.patch"
+	step atomic ok "vm/gcovlab run --tree --variant smp --module labs/smp --workload labs/smp/workload.sh --out ~/lab10/atomic"
+	step atomic-count ok "grep -h 'FNDA:.*gcovrace_hit' ~/lab10/atomic/lcov.info"
+	step atomic-code ok "objdump -d ~/lab10/atomic/build/gcovrace.o | grep -A 4 '<gcovrace_hit>:'"
+	step back ok "git -C $T switch baseline"
 	;;
 esac
 printf '%s: lab %s captured in %s\n' "$me" "$lab" "$dest" >&2

@@ -19,7 +19,6 @@
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
-#include <linux/processor.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -29,6 +28,7 @@ MODULE_PARM_DESC(calls, "calls of gcovrace_hit() per CPU (default 1000000)");
 
 static atomic_t waiting;
 static atomic_t running;
+static DECLARE_COMPLETION(ready);
 static DECLARE_COMPLETION(start);
 static DECLARE_COMPLETION(finished);
 
@@ -43,7 +43,8 @@ static int gcovrace_thread(void *unused)
 	unsigned long mine = 0;
 	unsigned int i;
 
-	atomic_dec(&waiting);
+	if (atomic_dec_and_test(&waiting))
+		complete(&ready);
 	wait_for_completion(&start);
 	for (i = 0; i < calls; i++)
 		gcovrace_hit(&mine);
@@ -83,8 +84,8 @@ static int __init gcovrace_init(void)
 		wake_up_process(threads[cpu]);
 	kfree(threads);
 
-	while (atomic_read(&waiting))
-		cpu_relax();
+	/* Every thread is up and waiting: let them all go at once. */
+	wait_for_completion(&ready);
 	complete_all(&start);
 	wait_for_completion(&finished);
 	pr_info("%u CPUs x %u calls = %llu calls of gcovrace_hit()\n",

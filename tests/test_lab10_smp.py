@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Lab 10: counters on SMP (patch 0011).
+
+The Lab 10 kernel (patches 1-10, CONFIG_SMP, two vCPUs under MTTCG) runs
+labs/smp/gcovrace: every CPU calls gcovrace_hit() a million times at
+once.  With plain counter updates increments get lost; that is racy, so
+it is shown (printed), not asserted.  With patch 0011 applied
+(-fprofile-update=prefer-atomic) the function's count must equal the
+calls the module made, in every one of three runs.
+"""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import REPO, gcovlab, ok
+
+SMP = os.path.join(REPO, "labs", "smp")
+WORKLOAD = os.path.join(SMP, "workload.sh")
+IDENT = ["-c", "user.name=gcovlab-test", "-c", "user.email=test@gcov-kernel-labs.invalid"]
+
+
+def counted(out):
+    """(calls the module made, count of gcovrace_hit in lcov.info)."""
+    with open(out / "console.log", encoding="utf-8", errors="replace") as f:
+        m = re.search(r"gcovrace: (\d+) CPUs x (\d+) calls = (\d+) calls", f.read())
+    assert m, "the module did not report its calls"
+    assert int(m.group(1)) == 2, "the guest did not bring up two CPUs"
+    with open(out / "lcov.info", encoding="utf-8") as f:
+        fnda = re.search(r"^FNDA:(\d+),gcovrace_hit$", f.read(), re.M)
+    assert fnda, "no FNDA line for gcovrace_hit"
+    return int(m.group(3)), int(fnda.group(1))
+
+
+@pytest.fixture(scope="module")
+def smp_runs(tree, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lab10")
+    results = {"plain": [], "atomic": []}
+    try:
+        for i in range(2):
+            out = tmp / ("plain%d" % i)
+            ok(gcovlab("run", "--lab", "10", "--module", SMP, "--workload", WORKLOAD,
+                       "--out", out))
+            results["plain"].append(counted(out))
+        patch = sorted(p for p in os.listdir(os.path.join(REPO, "patches"))
+                       if p.startswith("0011-"))
+        subprocess.run(["git", "-C", tree, "switch", "-q", "-c", "gcovlab-test-lab10",
+                        "lab-10"], check=True)
+        subprocess.run(["git"] + IDENT + ["-C", tree, "am", "-q",
+                        os.path.join(REPO, "patches", patch[0])], check=True)
+        for i in range(3):
+            out = tmp / ("atomic%d" % i)
+            ok(gcovlab("run", "--tree", "--variant", "smp", "--module", SMP,
+                       "--workload", WORKLOAD, "--out", out))
+            results["atomic"].append(counted(out))
+            with open(out / "build" / ".gcovrace.o.cmd", encoding="utf-8") as f:
+                results.setdefault("flags", []).append(
+                    "-fprofile-update=prefer-atomic" in f.readline())
+    finally:
+        subprocess.run(["git", "-C", tree, "am", "--abort"], stderr=subprocess.DEVNULL)
+        subprocess.run(["git", "-C", tree, "switch", "-q", "lab-10"])
+        subprocess.run(["git", "-C", tree, "branch", "-q", "-D", "gcovlab-test-lab10"],
+                       stderr=subprocess.DEVNULL)
+        ok(gcovlab("lab", "0"))
+    for kind in ("plain", "atomic"):
+        for made, seen in results[kind]:
+            print("lab10: %s counters: %d calls, gcov counted %d (%d lost, %.1f%%)" % (
+                kind, made, seen, made - seen, 100.0 * (made - seen) / made))
+    return results
+
+
+def test_plain_counts_never_exceed_the_calls(smp_runs):
+    for made, seen in smp_runs["plain"]:
+        assert 0 < seen <= made
+
+
+def test_atomic_counts_lose_nothing(smp_runs):
+    assert smp_runs["flags"] == [True, True, True]
+    for made, seen in smp_runs["atomic"]:
+        assert made == 2000000
+        assert seen == made
