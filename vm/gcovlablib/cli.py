@@ -183,6 +183,16 @@ def parser():
                    help="passed as -frandom-seed to the module build (default gcovlab)")
     add_guest_options(p)
 
+    p = sub.add_parser("kernel-report", help="whole-kernel lcov report of a run's OUT",
+                       description="From the .gcda files of an earlier run or boot "
+                       "(OUT/gcda), take those of the kernel's own objects, put "
+                       "each next to a copy of its .gcno (OUT/kernel-data), and run "
+                       "lcov and genhtml: OUT/kernel.info, OUT/kernel-html/.  "
+                       "Exits 1 if gcov, lcov or genhtml warned about anything "
+                       "(Debian lcov's own 'Subroutine ... redefined' lines aside).")
+    p.add_argument("--out", required=True, metavar="DIR")
+    add_kernel_choice(p, required=True)
+
     p = sub.add_parser("report", help="redo lcov.info and html/ for a run's OUT",
                        description="Run lcov and genhtml again on the data of an earlier run.")
     p.add_argument("--out", required=True, metavar="DIR")
@@ -580,6 +590,26 @@ def cmd_report(work, args):
     return 0
 
 
+def cmd_kernel_report(work, args):
+    out = os.path.abspath(args.out)
+    if not os.path.isdir(os.path.join(out, "gcda")):
+        raise GcovlabError("%s has no gcda/ directory: give the --out of a "
+                           "'vm/gcovlab run' or 'boot'" % out, EXIT_USAGE)
+    config, _var, label = pick_kernel(args)
+    build_dir = work.build_dir(config)
+    staged, foreign, said = report.kernel_report(out, build_dir, "kernel on %s" % label)
+    say("%d kernel objects with data; %d other .gcda files (modules) left out" % (
+        staged, foreign))
+    say("HTML report: %s" % os.path.join(out, "kernel-html", "index.html"))
+    if said:
+        print("\n".join(said))
+        warn("lcov or gcov said the %d line%s above: the report may be incomplete" % (
+            len(said), "" if len(said) == 1 else "s"))
+        return 1
+    say("no warning from gcov, lcov or genhtml")
+    return 0
+
+
 def cmd_status(work, _args):
     print("work directory: %s" % work.root)
     print("tarball:        %s%s" % (work.tarball, "" if os.path.exists(work.tarball) else " (missing)"))
@@ -647,7 +677,8 @@ def cmd_build(work, args):
 
 COMMANDS = {"tree": lambda w, a: (treemod.ensure(w), 0)[1], "lab": cmd_lab,
             "build": cmd_build, "boot": cmd_boot, "run": cmd_run,
-            "report": cmd_report, "compare": cmd_compare, "status": cmd_status, "clean": cmd_clean}
+            "report": cmd_report, "kernel-report": cmd_kernel_report,
+            "compare": cmd_compare, "status": cmd_status, "clean": cmd_clean}
 
 
 def main(argv=None):

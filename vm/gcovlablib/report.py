@@ -113,3 +113,62 @@ def announce(out, index, info, build_dir):
     say("HTML report: %s" % index)
     for line in lines:
         say("line coverage, %s" % line)
+
+
+def stage_kernel_data(gcda_root, build_dir, stage):
+    """Copy every .gcda of the kernel build below gcda_root, with the .gcno
+    of the same object, into stage (mirroring the build directory).
+
+    Only objects whose data arrived are staged: a .gcno without data would
+    make gcov warn.  Returns (objects staged, .gcda files without a .gcno
+    in build_dir: data of modules built elsewhere, left out)."""
+    mirrored = os.path.join(gcda_root, build_dir.lstrip("/"))
+    if os.path.isdir(stage):
+        shutil.rmtree(stage)
+    staged, foreign = 0, 0
+    for dirpath, _d, filenames in os.walk(gcda_root):
+        for name in filenames:
+            if not name.endswith(".gcda"):
+                continue
+            src = os.path.join(dirpath, name)
+            if not src.startswith(mirrored + os.sep):
+                foreign += 1
+                continue
+            rel = os.path.relpath(src, mirrored)
+            gcno = os.path.join(build_dir, rel[:-len(".gcda")] + ".gcno")
+            if not os.path.isfile(gcno):
+                foreign += 1
+                continue
+            dst = os.path.join(stage, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copyfile(src, dst)
+            shutil.copyfile(gcno, dst[:-len(".gcda")] + ".gcno")
+            staged += 1
+    return staged, foreign
+
+
+def kernel_report(out, build_dir, title):
+    """lcov and genhtml over the kernel's own objects: OUT/kernel.info and
+    OUT/kernel-html/.  Returns (objects, what lcov said besides its known
+    Perl noise: warnings that must not be there)."""
+    stage = os.path.join(out, "kernel-data")
+    staged, foreign = stage_kernel_data(os.path.join(out, "gcda"), build_dir, stage)
+    if not staged:
+        raise GcovlabError("no .gcda of the kernel build %s in %s/gcda: was the kernel "
+                           "profiled (GCOV := y somewhere, or the 'all' variant)?"
+                           % (build_dir, out))
+    info = os.path.join(out, "kernel.info")
+    html = os.path.join(out, "kernel-html")
+    log = os.path.join(out, "kernel-lcov.log")
+    for stale in (log, info):
+        if os.path.exists(stale):
+            os.remove(stale)
+    if os.path.isdir(html):
+        shutil.rmtree(html)
+    with Step("lcov --capture of %d kernel objects and genhtml" % staged):
+        said = run_filtered(["lcov", "--capture", "--quiet", "--directory", stage,
+                             "--test-name", title.replace("-", "_").replace(" ", "_"),
+                             "--output-file", info], log)
+        said += run_filtered(["genhtml", "--quiet", "--title", title,
+                              "--output-directory", html, info], log)
+    return staged, foreign, said
