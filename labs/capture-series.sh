@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5, 7, 8, 10)
+# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5, 7-10)
 # and keep what they print in docs/captures/labN/, so that the page shows
 # real output.  "make captures" runs it for every series lab.
 #
@@ -33,8 +33,8 @@ case ${1:-} in
 	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
-[1-5]|7|8|10) lab=$1 ;;
-*) die "usage: $me N [DEST]   (N = 1 to 5, 7, 8 or 10)" ;;
+[1-5]|7|8|9|10) lab=$1 ;;
+*) die "usage: $me N [DEST]   (N = 1 to 5, or 7 to 10)" ;;
 esac
 dest=${2:-}
 if [ -n "$dest" ]; then
@@ -62,7 +62,7 @@ tree=$work/linux
 vm/gcovlab tree >/dev/null
 [ -z "$(git -C "$tree" status --porcelain)" ] ||
 	die "the kernel tree $tree has uncommitted changes; commit or stash them first"
-for b in my-lab1-before my-lab1 my-lab4 my-lab8 my-lab10; do
+for b in my-lab1-before my-lab1 my-lab4 my-lab8 my-lab9 my-lab10; do
 	if git -C "$tree" rev-parse --verify --quiet "refs/heads/$b" >/dev/null; then
 		die "branch $b exists in $tree; the capture would use that name." \
 			"Rename it (git -C $tree branch -m $b $b-mine) and run again."
@@ -199,6 +199,23 @@ case $lab in
 	step builtin ok "make -s -C $T O=$B gcov_links GCOV_DATA_DIR=\$HOME/lab8/boot/gcda && cd $B && gcov -o init/ main.c"
 	step clean ok "make -s -C $B M=\$HOME/lab8/driver/build clean && ls ~/lab8/driver/build"
 	step back ok "git -C $T switch baseline && rm -f $B/*.gcov"
+	;;
+9)
+	made="my-lab9"
+	step lab9 ok "vm/gcovlab lab 9"
+	step build1 fail "vm/gcovlab build --lab 9"
+	step branch ok "git -C $T switch -c my-lab9 lab-9"
+	step vdso ok "grep -n GCOV $T/arch/x86/entry/vdso/Makefile"
+	step fix1 ok "sed -i 's/^GCOV_PROFILE := n\$/GCOV := n/' $T/arch/x86/entry/vdso/Makefile && git -C $T diff --stat"
+	step build2 fail "vm/gcovlab build --tree --variant all"
+	step fix2 ok "sed -i 's/^GCOV_PROFILE := n\$/GCOV := n/' $T/arch/x86/boot/compressed/Makefile $T/arch/x86/boot/Makefile && git -C $T diff --stat"
+	step build3 fail "vm/gcovlab build --tree --variant all"
+	step fix3 ok "sed -i 's/^GCOV_PROFILE\t:= n\$/GCOV\t\t:= n/' $T/arch/x86/purgatory/Makefile && git -C $T diff --stat"
+	step build4 ok "vm/gcovlab build --tree --variant all"
+	step commit ok "git -C $T commit -q -am 'x86: exclude what cannot call the gcov code' && git -C $T diff --stat my-lab9 lab-10 -- arch drivers"
+	step run ok "vm/gcovlab run --tree --variant all --module labs/driver --workload labs/driver/workload-basic.sh --out ~/lab9/all --timeout 600"
+	step report ok "vm/gcovlab kernel-report --out ~/lab9/all --tree --variant all"
+	step back ok "git -C $T switch baseline"
 	;;
 10)
 	made="my-lab10"

@@ -2,6 +2,7 @@
 """From collected .gcda files to lcov.info, an HTML report and a summary."""
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -12,6 +13,11 @@ from .util import GcovlabError, Step, say
 # dropped; anything else lcov or gcov says is shown.
 def lcov_noise(line):
     return line.startswith("Subroutine ") and " redefined at " in line
+
+
+def test_name(title):
+    """lcov's --test-name takes letters, digits and _ only."""
+    return re.sub(r"\W+", "_", title).strip("_")
 
 
 def place_gcda(gcda_root, build_dir):
@@ -67,7 +73,7 @@ def lcov_report(out, build_dir, title):
     with Step("lcov --capture and genhtml"):
         run_filtered(["lcov", "--capture", "--no-external", "--quiet",
                       "--directory", build_dir, "--base-directory", build_dir,
-                      "--test-name", title.replace("-", "_").replace(" ", "_"),
+                      "--test-name", test_name(title),
                       "--output-file", info], log)
         run_filtered(["genhtml", "--quiet", "--title", title,
                       "--output-directory", html, info], log)
@@ -167,7 +173,7 @@ def kernel_report(out, build_dir, title):
         shutil.rmtree(html)
     with Step("lcov --capture of %d kernel objects and genhtml" % staged):
         said = run_filtered(["lcov", "--capture", "--quiet", "--directory", stage,
-                             "--test-name", title.replace("-", "_").replace(" ", "_"),
+                             "--test-name", test_name(title),
                              "--output-file", info], log)
         said += run_filtered(["genhtml", "--quiet", "--title", title,
                               "--output-directory", html, info], log)
