@@ -100,6 +100,7 @@ unset LANGUAGE
 
 
 # normalise() and step(): labs/capture-lib.sh
+# shellcheck disable=SC2034 # read by step() in labs/capture-lib.sh
 step_label="lab $lab "
 # shellcheck source=labs/capture-lib.sh
 . "$repo/labs/capture-lib.sh"
