@@ -7,6 +7,7 @@ across runs: a warm 'make check' rebuilds nothing.
 """
 
 import os
+import re
 import subprocess
 
 import pytest
@@ -72,3 +73,31 @@ def lab_kernel(tree):
     """The kernel built from the tree as checked out (the baseline)."""
     ok(gcovlab("build", "--tree"))
     return os.path.join(work_root(), "build", "lab")
+
+
+KERNEL_REPORTS = ("BUG:", "Oops", "WARNING:", "general protection", "INFO: task",
+                  "hung_task", "soft lockup", "possible circular locking",
+                  "kmemleak:", "KASAN")
+
+
+def check_stress(out, proc, cpus):
+    """What labs/stress/stress.sh must leave: every worker did its work, no
+    operation that must succeed failed, the guest did not stall, the
+    kernel reported nothing, and every .gcda that came out parses."""
+    summary = "\n".join(l for l in proc.stdout.splitlines() if l.startswith("stress:"))
+    assert proc.returncode == 0, "exit %d (124: the guest stopped making progress)\n%s\n%s" % (
+        proc.returncode, summary, proc.stderr[-2000:])
+    assert "stress: done, status 0" in proc.stdout, summary
+    assert re.search(r"stress: \d+ s, %d CPUs" % cpus, proc.stdout), summary
+    for worker in ("load-a", "load-b", "read-1", "read-2", "read-3", "reset-all"):
+        m = re.search(r"stress: %s (\d+) ok, (\d+) failed" % worker, proc.stdout)
+        assert m and int(m.group(1)) > 0, summary
+    with open(out / "console.log", encoding="utf-8", errors="replace") as f:
+        console = f.read()
+    found = [bad for bad in KERNEL_REPORTS if bad in console]
+    assert not found, "the kernel reported %s:\n%s" % (found, console[-4000:])
+    files = [os.path.join(d, f) for d, _s, fs in os.walk(out / "gcda") for f in fs
+             if f.endswith(".gcda")]
+    for path in files:
+        subprocess.run(["gcov-dump", "-l", path], check=True, capture_output=True)
+    return console

@@ -15,9 +15,10 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, gcovlab, ok
+from conftest import REPO, check_stress, gcovlab, ok
 
 SMP = os.path.join(REPO, "labs", "smp")
+STRESS = os.path.join(REPO, "labs", "stress")
 WORKLOAD = os.path.join(SMP, "workload.sh")
 IDENT = ["-c", "user.name=gcovlab-test", "-c", "user.email=test@gcov-kernel-labs.invalid"]
 
@@ -58,6 +59,13 @@ def smp_runs(tree, tmp_path_factory):
             with open(out / "build" / ".gcovrace.o.cmd", encoding="utf-8") as f:
                 results.setdefault("flags", []).append(
                     "-fprofile-update=prefer-atomic" in f.readline())
+        # Series v2, bug 1: the concurrency workload, on two vCPUs, on the
+        # kernel just built (a v1 kernel stopped within two seconds).
+        out = tmp / "stress"
+        results["stress"] = (out, gcovlab(
+            "run", "--tree", "--variant", "smp", "--module", STRESS, "--workload",
+            os.path.join(STRESS, "stress.sh"), "--out", out, "--timeout", "180",
+            "--append", "STRESS_SECONDS=20"))
     finally:
         subprocess.run(["git", "-C", tree, "am", "--abort"], stderr=subprocess.DEVNULL)
         subprocess.run(["git", "-C", tree, "switch", "-q", "lab-10"])
@@ -81,3 +89,11 @@ def test_atomic_counts_lose_nothing(smp_runs):
     for made, seen in smp_runs["atomic"]:
         assert made == 2000000
         assert seen == made
+
+
+def test_stress_on_two_cpus_keeps_making_progress(smp_runs):
+    """Loads, unloads, readers and resets at once on two vCPUs: every worker
+    finishes, and the kernel reports nothing (see test_lab7_debugfs for the
+    one-vCPU run and what it checks)."""
+    out, proc = smp_runs["stress"]
+    check_stress(out, proc, cpus=2)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import DATA, gcovlab, ok
+from conftest import DATA, gcovlab, ok, work_root as work_dir
 
 MULTI = os.path.join(DATA, "multi-mod")
 WORKLOAD = """#!/bin/sh
@@ -67,3 +67,33 @@ def test_unload_unregisters_exactly_the_module(registry_run):
 def test_boot_summary_still_there(registry_run):
     console, _ = registry_run
     assert re.search(r"gcov: 0 objects registered during boot", console)
+
+
+FOREIGN = os.path.join(DATA, "foreign-mod")
+
+
+def test_foreign_version_refused_by_name(tree, tmp_path):
+    """Bug 7: v1 compared each object's version with the first one seen; a
+    module of another GCC loaded first made every GCC 12 object be refused.
+    v2 compares with the GCC that built the kernel and names the refused
+    object."""
+    out = tmp_path / "foreign"
+    try:
+        proc = ok(gcovlab("run", "--lab", "5", "--module", FOREIGN, "--workload",
+                          os.path.join(FOREIGN, "workload.sh"), "--out", out))
+    finally:
+        ok(gcovlab("lab", "0"))
+    with open(out / "console.log", encoding="utf-8", errors="replace") as f:
+        console = f.read()
+    assert re.search(r"gcov: /foreign/made-up\.gcda: data version 0x4231332a \(GCC 11\.3\), "
+                     r"this kernel reads GCC 12 data only: not registered", console), console
+    assert re.search(r"gcov: registered \S+/real\.gcda, 1 in all", console), console
+    assert "module real unloaded: 1 object unregistered, 0 left" in console
+    assert "module foreign unloaded" not in console
+    lab = os.path.join(work_dir(), "build", "lab", "System.map")
+    with open(lab, encoding="utf-8") as f:
+        symbols = f.read()
+    # Bug 3: the module notifier must exist before modules can be requested
+    # (device initcalls, level 6); v1 registered it at late_initcall (7).
+    levels = re.findall(r"__initcall__kmod_base__\w+_gcov_watch_modules(\d)\b", symbols)
+    assert levels and int(levels[0]) < 6, levels

@@ -22,9 +22,10 @@ import subprocess
 
 import pytest
 
-from conftest import DATA, DRIVER, REPO, gcovlab, ok
+from conftest import DATA, DRIVER, REPO, check_stress, gcovlab, ok
 
 LAB7 = os.path.join(DATA, "lab7")
+STRESS = os.path.join(REPO, "labs", "stress")
 
 
 @pytest.fixture(scope="module")
@@ -219,3 +220,68 @@ def test_compare_finds_a_difference(at_lab0_after, tmp_path):
     assert re.search(r"DIFFERENT: \S+gcovdemo\.gcda", proc.stdout)
     assert re.search(r"^-\s+\d+:( \d+)+ ?$", proc.stdout, re.M)
     assert "0 of 1 .gcda file identical to mainline's, 1 different" in proc.stdout
+
+
+# --- series v2: the bugs a review found in v1, each with its test ----------
+
+
+@pytest.mark.parametrize("persist", ["1", "0"])
+def test_stress_keeps_making_progress(at_lab0_after, tmp_path, persist):
+    """Bug 1: debugfs_remove() under gcov_lock against an opener hung v1
+    (loads, unloads, three readers and two resetters at once stopped within
+    seconds).  On v2 every worker finishes, on one vCPU (two: Lab 10)."""
+    out = tmp_path / "stress"
+    proc = gcovlab("run", "--lab", "7", "--module", STRESS, "--workload",
+                   os.path.join(STRESS, "stress.sh"), "--out", out, "--timeout", "180",
+                   "--append", "STRESS_SECONDS=20 gcov_persist=" + persist)
+    check_stress(out, proc, cpus=1)
+
+
+def test_stale_fd_cannot_reach_a_new_file(at_lab0_after, tmp_path):
+    """Bug 2: v1 judged a file alive by its address; a write through an fd
+    opened before the file went reset the counters of the file made later
+    at the same address."""
+    _, stdout, _ = run7(tmp_path, "liveness")
+    assert "lab7: stale write refused" in stdout
+    assert "lab7: counters of the new module kept" in stdout
+
+
+def test_same_name_objects_are_summed_and_tree_copies(at_lab0_after, tmp_path):
+    """Bug 9: a second object with the same file name was dropped (mainline
+    sums the copies); gcov/reset could not be read, so cp -r failed."""
+    out = tmp_path / "same"
+    proc = ok(gcovlab("run", "--lab", "7", "--module", STRESS, "--workload",
+                      os.path.join(LAB7, "same-name.sh"), "--out", out))
+    assert "shared.gcda: 2 copies loaded, the file shows their sum" in proc.stdout
+    assert "lab7: cp -r of gcov/ ok" in proc.stdout
+    alone = tmp_path / "alone"
+    workload = tmp_path / "alone.sh"
+    workload.write_text("#!/bin/sh\ninsmod stressa.ko rounds=10\n")
+    ok(gcovlab("run", "--lab", "7", "--module", STRESS, "--workload", workload,
+               "--out", alone))
+
+    def shared(where):
+        found = [os.path.join(d, "shared.gcda") for d, _s, fs in os.walk(where / "gcda")
+                 if "shared.gcda" in fs]
+        assert len(found) == 1, found
+        return counts(found[0])
+    # rounds=10 in stressa, 7 in stressb: the sum has both runs in it.
+    single, both = shared(alone), shared(out)
+    assert len(single) == len(both) and any(single)
+    assert all(b >= s for s, b in zip(single, both)) and both != single
+
+
+def test_dot_and_dotdot_components_exported(at_lab0_after, tmp_path):
+    """Bug 6: "." and ".." in an object's path (GCC keeps them) made
+    debugfs_create_dir() fail, and v1 silently exported nothing."""
+    out = tmp_path / "dotdot"
+    mod = os.path.join(DATA, "dotdot-mod")
+    proc = ok(gcovlab("run", "--lab", "7", "--module", mod, "--workload",
+                      os.path.join(mod, "workload.sh"), "--out", out))
+    exported = re.findall(r"lab7: exported /sys/kernel/debug/gcov(\S+)", proc.stdout)
+    names = sorted(os.path.basename(p) for p in exported)
+    assert names == ["helper.gcda", "main.gcda"], proc.stdout
+    for path in exported:
+        parts = path.split("/")[1:]
+        assert "." not in parts and ".." not in parts and "" not in parts, path
+    assert "not exported" not in proc.stdout
