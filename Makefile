@@ -16,7 +16,7 @@ PYTHON   := /usr/bin/python3
 GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
-SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/capture.sh labs/capture-series.sh labs/capture-lib.sh labs/bench.sh \
+SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/stress/stress.sh tools/export-series.sh labs/capture.sh labs/capture-series.sh labs/capture-lib.sh labs/bench.sh \
 	labs/capture-gcc.sh labs/capture-kbuild.sh labs/capture-lab6.sh \
 	labs/capture-format.sh $(wildcard labs/format/*.sh) \
 	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh) \
