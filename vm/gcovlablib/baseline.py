@@ -15,6 +15,8 @@ find, instead of producing a half-edited tree.
 import os
 import shutil
 
+from .util import GcovlabError
+
 # Whole files and directories the series writes anew.
 REMOVED_PATHS = [
     "kernel/gcov",
@@ -94,8 +96,9 @@ KEEP_AFTER = {
 }
 
 
-class BaselineError(Exception):
-    pass
+class BaselineError(GcovlabError):
+    """The baseline step cannot be made: reported like every gcovlab
+    failure (a message naming the cause and the fix, exit 125)."""
 
 
 def check(tree):

@@ -374,14 +374,19 @@ def cmd_run(work, args):
     status = boot_and_collect(work, args, config, out, workload, kos)
 
     if not make_report(out, build_dir, title):
-        if config.startswith("lab"):
+        export = os.path.exists(os.path.join(kbuild.source_dir(work, config),
+                                             "kernel", "gcov", "fs.c"))
+        if config.startswith("lab") and not export:
             say("no .gcda came back, as expected: %s has no debugfs gcov export yet "
                 "(the series adds it in Lab 7).  The workload ran; its output is in "
                 "%s/workload.log and the kernel's in %s/console.log.  No report made."
                 % (label, out, out))
         else:
-            warn("no .gcda file for the module came back: did the workload load "
-                 "the module with insmod?  No report made.")
+            warn("no .gcda file for the module came back, though %s exports gcov "
+                 "data in debugfs: did the workload load the module with insmod, "
+                 "and did it leave the module loaded or its data kept "
+                 "(gcov_persist=1, no write to gcov/reset)?  See %s/workload.log.  "
+                 "No report made." % (label, out))
     return status
 
 
