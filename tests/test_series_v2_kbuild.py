@@ -58,7 +58,7 @@ def configure(src, out, cc="gcc", enable=(), extra=()):
 def fake_gcc(tmp_path, version):
     """A gcc that reports another version to Kconfig's compiler probe."""
     major, minor = version
-    path = tmp_path / "gcc-%d" % major
+    path = tmp_path / ("gcc-%d" % major)
     path.write_text("""#!/bin/sh
 # Kconfig asks the preprocessor for __GNUC__ (scripts/cc-version.sh).
 case " $* " in
