@@ -75,9 +75,13 @@ def lab_kernel(tree):
     return os.path.join(work_root(), "build", "lab")
 
 
+# What the kernel prints when one of its checkers fires (the debug kernel's
+# boot banners, "kasan: KernelAddressSanitizer initialized" or "kmemleak:
+# Kernel memory leak detector initialized", match none of them).
 KERNEL_REPORTS = ("BUG:", "Oops", "WARNING:", "general protection", "INFO: task",
-                  "hung_task", "soft lockup", "possible circular locking",
-                  "kmemleak:", "KASAN")
+                  "blocked for more than", "soft lockup", "possible circular locking",
+                  "suspected memory leaks", "KASAN", "ODEBUG:", "detected stalls",
+                  "Call Trace:")
 
 
 def check_stress(out, proc, cpus):

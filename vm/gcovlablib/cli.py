@@ -3,6 +3,7 @@
 
 import argparse
 import difflib
+import errno
 import json
 import os
 import re
@@ -12,7 +13,8 @@ import sys
 
 from . import guest, kbuild, labs, report
 from . import tree as treemod
-from .util import EXIT_FAILED, EXIT_USAGE, GcovlabError, run, say, warn
+from .util import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, GcovlabError,
+                   not_installed, run, say, warn)
 from .work import VM, Work
 
 OUT_MARKER = ".gcovlab-out"
@@ -37,7 +39,7 @@ Kernels:
 EPILOG = """\
 exit status: 'run' and 'boot' exit with the workload's status (also in
 OUT/status).  gcovlab's own failures exit 125, a guest that outlives
---timeout 124, bad arguments 2.
+--timeout 124, bad arguments 2, Ctrl-C 130.
 
 examples:
   vm/gcovlab tree
@@ -89,7 +91,8 @@ def add_kernel_choice(p, required=False):
                    help="the kernel tree as checked out now")
     p.add_argument("--variant", choices=kbuild.VARIANTS,
                    help="with --tree or --mainline: whole-kernel profiling (all) "
-                        "or two vCPUs (smp), each with its own build directory; "
+                        "or two vCPUs (smp), or two vCPUs with the kernel's debug "
+                        "checkers (debug), each with its own build directory; "
                         "a lab's variant comes from labs/index.toml")
 
 
@@ -102,6 +105,10 @@ def add_guest_options(p):
     p.add_argument("--append", type=kernel_params, default="", metavar="PARAMS",
                    help="more kernel command line parameters, for example "
                         "'gcov_persist=0' (quote several: 'a=1 b=2')")
+    p.add_argument("--file", action="append", default=[], metavar="FILE",
+                   dest="files",
+                   help="put FILE into the guest's /work, next to the workload "
+                        "(a helper script or program; repeat for several)")
 
 
 def parser():
@@ -272,6 +279,21 @@ def check_module(path):
     return path
 
 
+def extra_files(args):
+    """--file arguments: regular files, each name once, none named like
+    the workload or a .ko file the guest gets anyway."""
+    files = [os.path.abspath(f) for f in getattr(args, "files", [])]
+    names = set()
+    for path in files:
+        check_file(path, "--file")
+        name = os.path.basename(path)
+        if name in names or name == "workload.sh" or name.endswith(".ko"):
+            raise GcovlabError("--file %s: the guest's /work already has a file "
+                               "named %s; rename it" % (path, name), EXIT_USAGE)
+        names.add(name)
+    return files
+
+
 def choose_accel(work, args, kernel):
     if args.accel != "auto":
         return args.accel
@@ -294,7 +316,7 @@ def workload_output(console):
 
 def boot_and_collect(work, args, config, out, workload, kos):
     initrd = os.path.join(out, "initramfs.cpio")
-    guest.initramfs(initrd, workload, kos)
+    guest.initramfs(initrd, workload, kos, extra_files(args))
     kernel = kbuild.bzimage(work, config)
     accel = choose_accel(work, args, kernel)
     status, files = guest.boot(kernel, initrd, out, accel=accel, timeout=args.timeout,
@@ -324,8 +346,11 @@ def boot_and_collect(work, args, config, out, workload, kos):
 
 def read_marker(out):
     try:
+        # A marker is a few hundred bytes; never read more than 64 KiB of
+        # whatever sits under its name.
         with open(os.path.join(out, OUT_MARKER), encoding="utf-8") as f:
-            return json.load(f)
+            meta = json.loads(f.read(65536))
+        return meta if isinstance(meta, dict) else {}
     except (OSError, ValueError):
         return {}
 
@@ -346,6 +371,7 @@ def cmd_run(work, args):
                                "it the changed copy", EXIT_USAGE)
     check_file(args.workload, "--workload")
     workload = os.path.abspath(args.workload)
+    extra_files(args)
     out = check_out(args.out, module)
     config, var, label = pick_kernel(args)
     build_dir = os.path.join(out, "build")
@@ -700,5 +726,23 @@ def main(argv=None):
         print("gcovlab: error: %s" % e, file=sys.stderr, flush=True)
         return e.code
     except KeyboardInterrupt:
-        print("gcovlab: interrupted", file=sys.stderr)
+        print("gcovlab: interrupted.  Nothing finished is lost: a build or a lab "
+              "branch that was cut short is made again (only what is missing) "
+              "when you run the same command again.", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+    except OSError as e:
+        print("gcovlab: error: %s" % os_error_message(e), file=sys.stderr, flush=True)
         return EXIT_FAILED
+
+
+def os_error_message(e):
+    """What to say about an OSError that reached the top: a program that is
+    not installed, a full disk, or a file that cannot be written."""
+    if e.errno == errno.ENOENT and e.filename and os.sep not in str(e.filename):
+        return str(not_installed(str(e.filename)))
+    where = " (%s)" % e.filename if e.filename else ""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return ("no space left on the device%s.  Free some space (df -h shows "
+                "where) and run the same command again; the work directory keeps "
+                "everything that was finished." % where)
+    return "%s%s" % (e.strerror or e, where)

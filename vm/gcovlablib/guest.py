@@ -79,7 +79,7 @@ def check_static(path):
                                "Debian's busybox): apt-get install busybox-static" % path)
 
 
-def initramfs(path, workload, kos):
+def initramfs(path, workload, kos, files=()):
     check_static(BUSYBOX)
     c = Cpio()
     for d in ("bin", "dev", "etc", "proc", "root", "sys", "tmp", "work"):
@@ -99,6 +99,10 @@ def initramfs(path, workload, kos):
     for ko in kos:
         with open(ko, "rb") as f:
             c.file("work/" + os.path.basename(ko), f.read())
+    for extra in files:
+        with open(extra, "rb") as f:
+            c.file("work/" + os.path.basename(extra), f.read(),
+                   0o755 if os.access(extra, os.X_OK) else 0o644)
     with open(path, "wb") as f:
         f.write(c.bytes())
 

@@ -22,8 +22,12 @@ CONFIGS = {
     "lab-smp": ["kernel.config", "lab.config", "smp.config"],
     "mainline-all": ["kernel.config", "mainline.config", "all.config"],
     "mainline-smp": ["kernel.config", "mainline.config", "smp.config"],
+    # The debug kernel (Lab 11): SMP with the kernel's own checkers.
+    "lab-debug": ["kernel.config", "lab.config", "smp.config", "debug.config"],
+    "mainline-debug": ["kernel.config", "mainline.config", "smp.config",
+                       "debug.config"],
 }
-VARIANTS = ("all", "smp")
+VARIANTS = ("all", "smp", "debug")
 
 
 def config_name(base, variant=None):
@@ -33,7 +37,7 @@ def config_name(base, variant=None):
 
 def vcpus(config):
     """How many vCPUs the guest of a configuration gets."""
-    return 2 if config.endswith("-smp") else 1
+    return 2 if config.endswith(("-smp", "-debug")) else 1
 
 def make_vars(work):
     """Variables on the make command line of every kernel and module build.

@@ -43,9 +43,9 @@ def kernel_config(number):
         return "mainline"
     if lab["kernel"] == "series":
         variant = lab.get("variant")
-        if variant not in (None, "all", "smp"):
+        if variant not in (None, "all", "smp", "debug"):
             raise GcovlabError("labs/index.toml: lab %d has variant = %r; expected "
-                               "\"all\" or \"smp\"" % (number, variant))
+                               "\"all\", \"smp\" or \"debug\"" % (number, variant))
         return "lab-" + variant if variant else "lab"
     raise GcovlabError("labs/index.toml: lab %d has kernel = %r; expected "
                        "\"mainline\" or \"series\"" % (number, lab["kernel"]))

@@ -351,6 +351,22 @@ def twin_branch(tree, key, branch):
     return None
 
 
+def apply_patches(tree, patches, names, env, back):
+    """git am each patch on the detached HEAD; on a failure, back to `back`."""
+    for path, name in zip(patches, names):
+        r = subprocess.run(["git", "-C", tree, "am", "--quiet", path],
+                           capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            subprocess.run(["git", "-C", tree, "am", "--abort"], capture_output=True)
+            subprocess.run(["git", "-C", tree, "checkout", "--quiet", back],
+                           capture_output=True)
+            raise GcovlabError("patches/%s does not apply to %s with git am:\n%s\n"
+                               "The tree is back on %s.  Is patches/ from this "
+                               "checkout, and the tarball Linux 6.1 as Debian 12 "
+                               "ships it?" % (name, TAG_BASELINE,
+                                              (r.stdout + r.stderr).strip(), back))
+
+
 def lab_branch(work, number, patches):
     """Make sure branch lab-N is baseline + `patches` (git am), check it out.
 
@@ -401,18 +417,15 @@ def _lab_branch(work, number, patches):
         env.pop("GIT_AUTHOR_DATE")
         env.pop("GIT_AUTHOR_NAME")
         env.pop("GIT_AUTHOR_EMAIL")
-        for path, name in zip(patches, names):
-            r = subprocess.run(["git", "-C", tree, "am", "--quiet", path],
-                               capture_output=True, text=True, env=env)
-            if r.returncode != 0:
-                subprocess.run(["git", "-C", tree, "am", "--abort"], capture_output=True)
-                subprocess.run(["git", "-C", tree, "checkout", "--quiet", back],
-                               capture_output=True)
-                raise GcovlabError("patches/%s does not apply to %s with git am:\n%s\n"
-                                   "The tree is back on %s.  Is patches/ from this "
-                                   "checkout, and the tarball Linux 6.1 as Debian 12 "
-                                   "ships it?" % (name, TAG_BASELINE,
-                                                  (r.stdout + r.stderr).strip(), back))
+        try:
+            apply_patches(tree, patches, names, env, back)
+        except KeyboardInterrupt:
+            # Ctrl-C between or inside the git am runs: put the tree back
+            # where it was, so that the same command starts afresh.
+            subprocess.run(["git", "-C", tree, "am", "--abort"], capture_output=True)
+            subprocess.run(["git", "-C", tree, "checkout", "--quiet", back],
+                           capture_output=True)
+            raise
         git(tree, "branch", "--force", branch, "HEAD")
         git(tree, "checkout", "--quiet", branch, capture=False)
         new_tip = branch_tip(tree, branch)

@@ -13,6 +13,7 @@ import time
 EXIT_USAGE = 2
 EXIT_FAILED = 125
 EXIT_TIMEOUT = 124
+EXIT_INTERRUPTED = 130
 
 
 class GcovlabError(Exception):
@@ -55,6 +56,23 @@ def seconds(t):
     return "%d min %02d s" % (t // 60, t % 60)
 
 
+# The Debian package of each program the tool runs (setup.sh installs them).
+PACKAGES = {"lcov": "lcov", "genhtml": "lcov", "gcov": "gcc", "gcov-dump": "gcc",
+            "gcc": "gcc", "make": "make", "git": "git", "ccache": "ccache",
+            "qemu-system-x86_64": "qemu-system-x86", "flex": "flex",
+            "bison": "bison", "bc": "bc", "objdump": "binutils"}
+
+
+def not_installed(program):
+    """The GcovlabError for a program that is missing."""
+    name = os.path.basename(program)
+    package = PACKAGES.get(name)
+    return GcovlabError("%s is not installed%s; run ./setup.sh, which installs "
+                        "the Debian packages the labs need%s" % (
+                            name, " (Debian package %s)" % package if package else "",
+                            " (or: sudo apt-get install %s)" % package if package else ""))
+
+
 def run(cmd, cwd=None, env=None, check=True, capture=False, what=None):
     """Run a command; on failure raise GcovlabError with its output."""
     try:
@@ -62,8 +80,7 @@ def run(cmd, cwd=None, env=None, check=True, capture=False, what=None):
                               stdout=subprocess.PIPE if capture else None,
                               stderr=subprocess.STDOUT if capture else None)
     except FileNotFoundError:
-        raise GcovlabError("%s is not installed; run ./setup.sh to install "
-                           "the Debian packages the labs need" % cmd[0])
+        raise not_installed(cmd[0]) from None
     if check and proc.returncode != 0:
         out = ("\n" + tail(proc.stdout, 40)) if capture and proc.stdout else ""
         raise GcovlabError("%s failed (exit %d): %s%s" % (
