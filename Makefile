@@ -3,6 +3,8 @@
 #
 #   make demo      tree, mainline kernel, sample driver run, coverage report
 #   make check     the whole test suite (closing line: N passed, N failed)
+#   make check-debug  Lab 11's runs on the debug kernels (series and
+#                  mainline; two more kernel builds, about 35 min cold)
 #   make html      the documentation site in _build/html (sphinx -W)
 #   make bench     time the loop (BENCH=--cold adds a cold demo)
 #   make bench-read  .gcda read speed, the series' debugfs vs mainline's, in
@@ -16,17 +18,17 @@ PYTHON   := /usr/bin/python3
 GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
-SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/stress/stress.sh tools/export-series.sh labs/capture.sh labs/capture-series.sh labs/capture-lib.sh labs/bench.sh \
+SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/stress/stress.sh labs/stress/lab11.sh tools/export-series.sh labs/capture.sh labs/capture-series.sh labs/capture-lib.sh labs/bench.sh \
 	labs/capture-gcc.sh labs/capture-kbuild.sh labs/capture-lab6.sh \
 	labs/capture-format.sh $(wildcard labs/format/*.sh) \
 	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh) \
 	$(wildcard labs/driver/*.sh) \
 	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
 
-.PHONY: demo check html captures bench bench-read shellcheck clean help
+.PHONY: demo check check-debug html captures bench bench-read shellcheck clean help
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
 
 demo:
 	@start=$$(date +%s); \
@@ -41,7 +43,10 @@ demo:
 	sed 's/^/  /' $(DEMO_OUT)/summary.txt
 
 check:
-	$(PYTHON) -m pytest -p no:cacheprovider tests
+	$(PYTHON) -m pytest -p no:cacheprovider --ignore=tests/debug tests
+
+check-debug:
+	$(PYTHON) -m pytest -p no:cacheprovider -s tests/debug
 
 html:
 	$(PYTHON) -m sphinx -W --keep-going -b html . _build/html

@@ -285,3 +285,39 @@ def test_dot_and_dotdot_components_exported(at_lab0_after, tmp_path):
         parts = path.split("/")[1:]
         assert "." not in parts and ".." not in parts and "" not in parts, path
     assert "not exported" not in proc.stdout
+
+
+def test_memory_per_open_is_one_image(at_lab0_after, tmp_path):
+    """Bug 8: v1 served reads through single_open_size() with exactly the
+    image size, one byte short of what seq_write() needs: the buffer was
+    reallocated at twice the size on the first read, and each open held
+    about three copies of the image.  v2 keeps one image per open."""
+    mod = tmp_path / "big"
+    mod.mkdir()
+    (mod / "Kbuild").write_text("obj-m += big.o\n")
+    funcs = 1500
+    body = ["#include <linux/module.h>", ""]
+    for i in range(funcs):
+        body.append("static noinline int big_%d(int x)\n{\n\treturn x > %d ? x - %d : x + 1;\n}\n"
+                    % (i, i, i))
+    body.append("static int __init big_init(void)\n{\n\tint x = 0;\n")
+    body += ["\tx += big_%d(x);" % i for i in range(funcs)]
+    body.append("\tpr_info(\"big: %d\\n\", x);\n\treturn 0;\n}\nmodule_init(big_init);\n"
+                "\nstatic void __exit big_exit(void)\n{\n}\nmodule_exit(big_exit);\n"
+                "MODULE_LICENSE(\"GPL\");\n")
+    (mod / "big.c").write_text("\n".join(body))
+    proc = ok(gcovlab("run", "--lab", "7", "--module", mod, "--workload",
+                      os.path.join(LAB7, "memory-per-open.sh"), "--out", tmp_path / "out"))
+    m = re.search(r"memory: image (\d+) bytes, per open (-?\d+) bytes", proc.stdout)
+    assert m, proc.stdout[-3000:]
+    image, per_open = int(m.group(1)), int(m.group(2))
+    print("lab7: .gcda image %d bytes, memory per open %d bytes (%.2f images)" % (
+        image, per_open, per_open / image))
+    assert image > 50000, "the module's image is too small to measure"
+    # One buffer per open: kvmalloc() of the image, which kmalloc() serves
+    # from a block of 2^k pages.  v1's seq_file buffer was reallocated at
+    # twice the image size, so it held at least twice that block.
+    block = 4096
+    while block < image:
+        block *= 2
+    assert per_open < 1.2 * block, (image, block, per_open)

@@ -136,7 +136,7 @@ done
 status=0
 for entry in $pids; do
 	name=${entry#*:}
-	read -r ok failed < "$tmp/$name" || { ok=0; failed=0; }
+	{ read -r ok failed < "$tmp/$name"; } 2>/dev/null || { ok=0; failed=0; }
 	echo "stress: $name $ok ok, $failed failed"
 	case $name in
 	load-*|read-*)

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Lab 7 test workload (series v2, bug 8): the memory one open .gcda file
+# holds.  20 readers each open the big module's .gcda, read one byte and
+# keep the file open; 20 readers of /dev/null doing the same give the
+# cost of the processes themselves.  The difference, per open, is what
+# the kernel keeps for an open file: one image buffer in v2.
+set -e
+insmod big.ko
+file=$(find /sys/kernel/debug/gcov -name big.gcda)
+image=$(wc -c < "$file")
+
+free_kb() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	sleep 1
+	awk '/^MemFree:/ { print $2 }' /proc/meminfo
+}
+
+pids=
+hold() {
+	i=0
+	while [ "$i" -lt 20 ]; do
+		{ head -c 1 > /dev/null; exec sleep 1000; } < "$1" &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	sleep 2
+}
+
+release() {
+	for pid in $pids; do
+		kill "$pid"
+	done
+	wait
+	pids=
+}
+
+before=$(free_kb)
+hold /dev/null
+plain=$(free_kb)
+release
+before2=$(free_kb)
+hold "$file"
+held=$(free_kb)
+release
+per_open=$(( ((before2 - held) - (before - plain)) * 1024 / 20 ))
+echo "memory: image $image bytes, per open $per_open bytes"
