@@ -53,7 +53,7 @@ html:
 
 captures:
 	labs/capture.sh
-	for n in 1 2 3 4 5 7 8 9 10; do labs/capture-series.sh $$n || exit 1; done
+	for n in 1 2 3 4 5 7 8 9 10 11; do labs/capture-series.sh $$n || exit 1; done
 	labs/capture-gcc.sh
 	labs/capture-kbuild.sh
 	labs/capture-lab6.sh

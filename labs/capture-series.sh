@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5, 7-10)
+# labs/capture-series.sh: run the commands of a series lab page (Labs 1-5, 7-11)
 # and keep what they print in docs/captures/labN/, so that the page shows
 # real output.  "make captures" runs it for every series lab.
 #
@@ -33,8 +33,8 @@ case ${1:-} in
 	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
-[1-5]|7|8|9|10) lab=$1 ;;
-*) die "usage: $me N [DEST]   (N = 1 to 5, or 7 to 10)" ;;
+[1-5]|7|8|9|10|11) lab=$1 ;;
+*) die "usage: $me N [DEST]   (N = 1 to 5, or 7 to 11)" ;;
 esac
 dest=${2:-}
 if [ -n "$dest" ]; then
@@ -62,7 +62,7 @@ tree=$work/linux
 vm/gcovlab tree >/dev/null
 [ -z "$(git -C "$tree" status --porcelain)" ] ||
 	die "the kernel tree $tree has uncommitted changes; commit or stash them first"
-for b in my-lab1-before my-lab1 my-lab4 my-lab8 my-lab9 my-lab10; do
+for b in my-lab1-before my-lab1 my-lab4 my-lab8 my-lab9 my-lab10 my-lab11; do
 	if git -C "$tree" rev-parse --verify --quiet "refs/heads/$b" >/dev/null; then
 		die "branch $b exists in $tree; the capture would use that name." \
 			"Rename it (git -C $tree branch -m $b $b-mine) and run again."
@@ -231,6 +231,26 @@ case $lab in
 	step atomic-count ok "grep -h 'FNDA:.*gcovrace_hit' ~/lab10/atomic/lcov.info"
 	step atomic-code ok "objdump -d ~/lab10/atomic/build/gcovrace.o | grep -A 4 '<gcovrace_hit>:'"
 	step back ok "git -C $T switch baseline"
+	;;
+11)
+	made="my-lab11"
+	step lab11 ok "vm/gcovlab lab 11"
+	step build ok "vm/gcovlab build --lab 11"
+	step bug ok "git -C $T switch -c my-lab11 lab-11 && git -C $T am \"\$PWD\"/labs/stress/v1-remove-under-lock.patch"
+	step v1 fail "vm/gcovlab run --tree --variant debug --module labs/stress --workload labs/stress/stress.sh --out ~/lab11/v1 --timeout 150 --append STRESS_SECONDS=20"
+	step v1-hung ok "grep -m 1 -A 32 'blocked for more than' ~/lab11/v1/console.log"
+	step v1-locks ok "sed -n '/Showing all locks held/,/=====/p' ~/lab11/v1/console.log"
+	step fixed ok "git -C $T switch lab-11"
+	step badio ok "gcc -static -Os -o ~/lab11/badio labs/stress/badio.c"
+	step v2 ok "vm/gcovlab run --lab 11 --module labs/stress --workload labs/stress/lab11.sh --file labs/stress/stress.sh --file ~/lab11/badio --out ~/lab11/v2 --timeout 600 --append 'gcov_persist=garbage gcov_persist=-1 gcov_persist=99999999999999999999 STRESS_SECONDS=60'"
+	step v2-checkers ok "grep -E 'KernelAddressSanitizer|Lock dependency validator|memory leak detector|hung_task|invalid gcov_persist' ~/lab11/v2/console.log"
+	step mainline fail "vm/gcovlab run --mainline --variant debug --module labs/stress --workload labs/stress/stress.sh --out ~/lab11/mainline --timeout 150 --append STRESS_SECONDS=20"
+	step mainline-hung ok "grep -m 1 -A 32 'blocked for more than' ~/lab11/mainline/console.log"
+	step mainline-locks ok "sed -n '/Showing all locks held/,/=====/p' ~/lab11/mainline/console.log"
+	step summary ok "labs/stress/summary.py v2=~/lab11/v2 v1=~/lab11/v1 mainline=~/lab11/mainline"
+	step table ok "labs/stress/summary.py --csv 'series v2=~/lab11/v2' 'series v1 (bug 1 put back)=~/lab11/v1' 'mainline 6.1=~/lab11/mainline'"
+	mv "$dest/table.txt" "$dest/table.csv"
+	step back ok "git -C $T switch baseline && git -C $T branch -D my-lab11"
 	;;
 esac
 printf '%s: lab %s captured in %s\n' "$me" "$lab" "$dest" >&2

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The series lab pages (Labs 1-10) show the commands that produced their
+"""The series lab pages (Labs 1-11) show the commands that produced their
 captured output: every capture a page includes was made by a step of
 labs/capture-series.sh, and that step's command is printed on the page,
 word for word, in a console block.  Also: each page has the shape all
@@ -14,6 +14,10 @@ from conftest import REPO
 
 SCRIPT = os.path.join(REPO, "labs", "capture-series.sh")
 SECTIONS = ["Goal", "Background", "Steps", "What you should see", "Check", "Exercises"]
+# The shape every page is to have (Lab 11 has it already): how long the
+# lab takes, and where it starts and how to start over.
+FULL = ["Goal", "Time", "Start and reset", "Background", "Steps", "What you should see",
+        "Check", "Exercises"]
 
 
 def steps(lab):
@@ -35,14 +39,14 @@ def page(lab):
         return f.read()
 
 
-@pytest.mark.parametrize("lab", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("lab", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
 def test_page_shape(lab):
     text = page(lab)
     heads = re.findall(r"^(.+)\n-{3,}$", text, re.M)
-    assert heads == SECTIONS
+    assert heads == (FULL if lab >= 11 else SECTIONS)
 
 
-@pytest.mark.parametrize("lab", [1, 2, 3, 4, 5, 7, 8, 9, 10])
+@pytest.mark.parametrize("lab", [1, 2, 3, 4, 5, 7, 8, 9, 10, 11])
 def test_captures_come_from_shown_commands(lab):
     text = page(lab)
     shown = set(re.findall(r"^   \$ (.+)$", text, re.M))
