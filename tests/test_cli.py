@@ -165,3 +165,22 @@ def test_work_dir_with_a_space(tmp_path):
     fails(gcovlab("tree", env={"GCOVLAB_WORK": str(tmp_path / "my work")}), 125,
           "space")
     assert not (tmp_path / "my work").exists()
+
+
+def test_file_that_does_not_exist(tmp_path):
+    fails(gcovlab("run", "--module", DRIVER, "--workload", BASIC, "--out", tmp_path / "o",
+                  "--file", tmp_path / "nope"), 2, "--file", "does not exist")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("names", [("helper.sh", "sub/helper.sh"), ("workload.sh",),
+                                   ("x.ko",)])
+def test_file_names_that_collide(tmp_path, names):
+    args = []
+    for name in names:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+        args += ["--file", path]
+    fails(gcovlab("run", "--module", DRIVER, "--workload", BASIC, "--out", tmp_path / "o",
+                  *args), 2, "already has a file named", "rename it")

@@ -67,3 +67,18 @@ def test_module_needing_a_missing_subsystem_gets_a_hint(mainline, tmp_path):
     assert "did not build" in proc.stderr
     assert "undefined" in proc.stderr
     assert "Add its CONFIG_ option to vm/kernel.config" in proc.stderr
+
+
+def test_file_reaches_the_guest_next_to_the_workload(mainline, tmp_path):
+    helper = tmp_path / "helper.sh"
+    helper.write_text("#!/bin/sh\necho \"helper ran with $1 in $(pwd)\"\n")
+    helper.chmod(0o755)
+    data = tmp_path / "data.txt"
+    data.write_text("forty-two\n")
+    workload = write_workload(tmp_path, "./helper.sh one\ncat data.txt\n"
+                              "[ -x data.txt ] || echo data not executable\n")
+    proc = gcovlab("run", "--mainline", "--module", DRIVER, "--workload", workload,
+                   "--out", tmp_path / "out", "--file", helper, "--file", data)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    assert "helper ran with one in /work" in proc.stdout
+    assert "forty-two" in proc.stdout and "data not executable" in proc.stdout

@@ -104,3 +104,12 @@ def test_badio_on_a_regular_file(tmp_path):
     assert "write 1 MiB: 1048576" in proc.stdout
     assert "UNEXPECTED" not in proc.stdout
     assert subprocess.run([str(exe)], capture_output=True).returncode == 2
+
+
+def test_failnth_builds_and_refuses_bad_use(tmp_path):
+    exe = tmp_path / "failnth"
+    subprocess.run(["gcc", "-static", "-Os", "-Wall", "-Werror", "-o", str(exe),
+                    os.path.join(REPO, "labs", "stress", "failnth.c")], check=True)
+    for args in ([], ["load"], ["write", "x"]):
+        proc = subprocess.run([str(exe)] + args, text=True, capture_output=True)
+        assert proc.returncode == 2 and "usage: failnth" in proc.stderr, args

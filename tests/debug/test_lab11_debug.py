@@ -5,8 +5,8 @@ hung-task and soft-lockup detectors, failslab).
 
 - v2 runs labs/stress/lab11.sh clean: the concurrency workload, bad input
   (badio, a reader who is not root, gcov_persist= garbage on the command
-  line), failslab during module loads and .gcda reads (every allocation
-  failed in turn, with /proc/self/fail-nth), and a kmemleak scan,
+  line), failslab during a module load and a .gcda read (every allocation
+  failed in turn, labs/stress/failnth.c), and a kmemleak scan,
   with no report from any checker; then the workload again with
   gcov_persist=0.
 - v1's debugfs bug put back (labs/stress/v1-remove-under-lock.patch, as the
@@ -42,19 +42,24 @@ def stress_figures(text):
 
 
 @pytest.fixture(scope="module")
-def badio(tmp_path_factory):
-    path = tmp_path_factory.mktemp("badio") / "badio"
-    subprocess.run(["gcc", "-static", "-Os", "-Wall", "-Werror", "-o", str(path),
-                    os.path.join(STRESS, "badio.c")], check=True)
-    return str(path)
+def helpers(tmp_path_factory):
+    """badio and failnth, built static as the Lab 11 page builds them."""
+    tmp = tmp_path_factory.mktemp("helpers")
+    built = []
+    for name in ("badio", "failnth"):
+        subprocess.run(["gcc", "-static", "-Os", "-Wall", "-Werror", "-o", str(tmp / name),
+                        os.path.join(STRESS, name + ".c")], check=True)
+        built.append(str(tmp / name))
+    return built
 
 
 @pytest.fixture(scope="module")
-def debug_runs(tree, badio, tmp_path_factory):
+def debug_runs(tree, helpers, tmp_path_factory):
     """Every debug-kernel run of this file, in one tree session."""
     tmp = tmp_path_factory.mktemp("lab11")
     runs = {}
-    files = ["--file", os.path.join(STRESS, "stress.sh"), "--file", badio]
+    files = ["--file", os.path.join(STRESS, "stress.sh"), "--file", helpers[0],
+             "--file", helpers[1]]
     try:
         ok(gcovlab("lab", "11"))
         ok(gcovlab("build", "--lab", "11"))
@@ -128,15 +133,19 @@ def test_v2_bad_input(debug_runs):
 
 def test_v2_failslab(debug_runs):
     out, proc = debug_runs["v2"]
-    scans = dict((what, (int(runs), int(failed))) for what, runs, failed in re.findall(
-        r"lab11: failslab: (insmod|read of a\.gcda): (\d+) runs, the Nth allocation "
-        r"failing in each; (\d+) failed", proc.stdout))
-    assert set(scans) == {"insmod", "read of a.gcda"}, proc.stdout[-3000:]
-    for what, (runs, failed) in scans.items():
-        # Allocations really failed, and the scan went past them.
-        assert 0 < failed < runs - 29, (what, runs, failed)
+    scans = {}
+    for what, allocs, failed, coped in re.findall(
+            r"failnth: (load|read) \S+: (\d+) allocations failed in turn: (\d+) times the "
+            r"(?:load|read) failed, (\d+) times it succeeded", proc.stdout):
+        scans[what] = (int(allocs), int(failed), int(coped))
+    assert set(scans) == {"load", "read"}, proc.stdout[-3000:]
+    for what, (allocs, failed, coped) in scans.items():
+        # Allocations really failed, each once, and the kernel said so.
+        assert allocs > 0 and failed > 0 and failed + coped == allocs, (what, scans)
+    assert "cannot be unloaded" not in proc.stdout
+    assert "with no allocation failing" not in proc.stdout
     # The scan reached kernel/gcov's own allocations during module load:
-    # each failure there is reported by name, and nothing else happened.
+    # each failure there is reported by name, and the module still loads.
     console = console_of(out)
     assert re.search(r"gcov: \S+\.gcda: (out of memory, not exported|not exported "
                      r"\(error -12\))", console), "no gcov allocation failed"
@@ -145,7 +154,7 @@ def test_v2_failslab(debug_runs):
 
 def test_v2_no_leak(debug_runs):
     _out, proc = debug_runs["v2"]
-    assert "lab11: kmemleak: 0 suspects" in proc.stdout, proc.stdout[-3000:]
+    assert "lab11: kmemleak: 0 suspects (" in proc.stdout, proc.stdout[-3000:]
 
 
 def test_v2_persist0_debug(debug_runs):
