@@ -4,8 +4,8 @@
  * runs in the guest on the debug kernel, built on the host with
  * "gcc -static -Os -o failnth failnth.c").
  *
- *   failnth load MODULE.ko [PARAMS]   load the module (finit_module)
- *   failnth read FILE                 open FILE and read it to the end
+ *   failnth load MODULE.ko [PARAMS [RESET]]   load the module (finit_module)
+ *   failnth read FILE                         open FILE and read it to the end
  *
  * For N = 1, 2, 3, ...: write N to /proc/thread-self/fail-nth, so that the
  * Nth fault injection point this thread passes fails (with failslab: the
@@ -13,7 +13,9 @@
  * N), do the operation with system calls of this thread, and read back
  * the count: 0 means the failure was injected, more means the operation
  * made fewer than N allocations, and the scan is over.  A module that
- * loaded is unloaded again before the next N.  Prints how many operations
+ * loaded is unloaded again before the next N; with RESET (gcov/reset),
+ * "1" is written there after each unload, so that no ghost is left and
+ * the next load makes its debugfs files anew.  Prints how many operations
  * failed and how many succeeded in spite of a failed allocation (the
  * kernel coped), and exits 1 if the operation fails without any failed
  * allocation, or if a loaded module cannot be unloaded.
@@ -51,6 +53,18 @@ static int unload(const char *path)
 	if (dot)
 		*dot = '\0';
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static int reset(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, "1", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
 }
 
 static int read_all(const char *path)
@@ -94,7 +108,7 @@ int main(int argc, char **argv)
 	long left;
 
 	if (argc < 3 || (strcmp(argv[1], "load") && strcmp(argv[1], "read"))) {
-		fprintf(stderr, "usage: failnth load MODULE.ko [PARAMS] | failnth read FILE\n");
+		fprintf(stderr, "usage: failnth load MODULE.ko [PARAMS [RESET]] | failnth read FILE\n");
 		return 2;
 	}
 	is_load = !strcmp(argv[1], "load");
@@ -116,6 +130,10 @@ int main(int argc, char **argv)
 		if (is_load && !ret && unload(argv[2])) {
 			printf("failnth: %s loaded with allocation %u failing, and cannot be unloaded: %s\n",
 			       argv[2], n, strerror(errno));
+			return 1;
+		}
+		if (is_load && argc > 4 && reset(argv[4])) {
+			printf("failnth: cannot write %s: %s\n", argv[4], strerror(errno));
 			return 1;
 		}
 		if (left != 0) {

@@ -60,7 +60,9 @@ if [ -d "$fs" ]; then
 	echo N > "$fs/ignore-gfp-wait"
 	echo 0 > "$fs/probability"
 	echo 0 > "$fs/verbose"
-	./failnth load ./stressb.ko rounds=2 || status=1
+	# gcov/reset after each unload: every load makes its files anew, so
+	# that the allocations of kernel/gcov's export fail in turn too.
+	./failnth load ./stressb.ko rounds=2 "$gcov/reset" || status=1
 	insmod ./stressa.ko rounds=2
 	./failnth read "$(find "$gcov" -name a.gcda | head -n 1)" || status=1
 	rmmod stressa
