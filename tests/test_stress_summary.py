@@ -113,3 +113,47 @@ def test_failnth_builds_and_refuses_bad_use(tmp_path):
     for args in ([], ["load"], ["write", "x"]):
         proc = subprocess.run([str(exe)] + args, text=True, capture_output=True)
         assert proc.returncode == 2 and "usage: failnth" in proc.stderr, args
+
+
+HUNG = """\
+[   22.1] INFO: task sh:64 blocked for more than 10 seconds.
+[   22.1]       Tainted: G           O     N 6.1.192+ #8
+[   22.1] Call Trace:
+[   22.1]  <TASK>
+[   22.1]  __schedule+0x757/0x7ba
+[   22.1]  ? devtmpfsd+0x2f/0x2f
+[   22.1]  schedule+0x53/0x90
+[   22.1]  debugfs_remove+0x3b/0x52
+[   22.1]  gcov_tree_end+0x8d/0x15c
+[   22.1]  </TASK>
+[   22.2] INFO: task dd:91 blocked for more than 10 seconds.
+[   22.2]  <TASK>
+[   22.2]  __mutex_lock+0x2a3/0x508
+[   22.2]  gcov_file_open+0x35/0x23a
+[   22.2]  open_proxy_open+0x1/0x2
+[   22.2]  </TASK>
+[   32.1] INFO: task sh:64 blocked for more than 20 seconds.
+[   32.1]  <TASK>
+[   32.1]  debugfs_remove+0x3b/0x52
+[   32.1]  </TASK>
+"""
+
+
+def test_blocked_shows_each_task_once_without_stale_frames(tmp_path):
+    console = tmp_path / "console.log"
+    console.write_text(HUNG)
+    blocked = os.path.join(REPO, "labs", "stress", "blocked.py")
+    proc = subprocess.run([blocked, str(console)], text=True, capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ("task sh, pid 64:\n    __schedule\n    schedule\n"
+                           "    debugfs_remove\n    gcov_tree_end\n"
+                           "task dd, pid 91:\n    __mutex_lock\n    gcov_file_open\n"
+                           "    open_proxy_open\n")
+    proc = subprocess.run([blocked, str(console), "gcov_file_open"], text=True,
+                          capture_output=True)
+    assert proc.stdout.startswith("task dd, pid 91:") and "pid 64" not in proc.stdout
+    proc = subprocess.run([blocked, str(console), "reset_write"], text=True,
+                          capture_output=True)
+    assert proc.returncode == 1 and "no hung-task report with reset_write" in proc.stdout
+    proc = subprocess.run([blocked, str(tmp_path / "none")], text=True, capture_output=True)
+    assert proc.returncode == 2 and "No such file" in proc.stderr

@@ -16,6 +16,7 @@ import argparse
 import csv
 import os
 import re
+import signal
 import sys
 
 # What the console shows when a checker fires, and the name in the table.
@@ -114,4 +115,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # "| head" closes the pipe early: end quietly, as other tools do.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
