@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Lab 7 test workload (series v2, bug 8): the memory one open .gcda file
-# holds.  20 readers each open the big module's .gcda, read one byte and
-# keep the file open; 20 readers of /dev/null doing the same give the
+# holds.  40 readers each open the big module's .gcda, read one byte and
+# keep the file open; 40 readers of /dev/null doing the same give the
 # cost of the processes themselves.  The difference, per open, is what
 # the kernel keeps for an open file: one image buffer in v2.
 set -e
@@ -20,7 +20,7 @@ free_kb() {
 pids=
 hold() {
 	i=0
-	while [ "$i" -lt 20 ]; do
+	while [ "$i" -lt 40 ]; do
 		{ head -c 1 > /dev/null; exec sleep 1000; } < "$1" &
 		pids="$pids $!"
 		i=$((i + 1))
@@ -44,5 +44,5 @@ before2=$(free_kb)
 hold "$file"
 held=$(free_kb)
 release
-per_open=$(( ((before2 - held) - (before - plain)) * 1024 / 20 ))
+per_open=$(( ((before2 - held) - (before - plain)) * 1024 / 40 ))
 echo "memory: image $image bytes, per open $per_open bytes"
