@@ -318,11 +318,12 @@ def test_memory_per_open_is_one_image(at_lab0_after, tmp_path):
     # One buffer per open: kvmalloc() of the image, which kmalloc() serves
     # from a block of 2^k pages.  v1's seq_file buffer was reallocated at
     # twice the image size on the first read, so it held a block twice as
-    # big.  MemFree moves by some hundred KiB on its own: the margin.
+    # big, and more: measured, 66096-byte image, 128-182 KiB per open on
+    # v2, 378 KiB on v1.  MemFree moves on its own: hence the margin.
     block = 4096
     while block < image:
         block *= 2
-    assert per_open < 1.5 * block, (image, block, per_open)
+    assert per_open < 2 * block, (image, block, per_open)
 
 
 def test_two_spellings_of_one_path_are_one_file(at_lab0_after, tmp_path):
