@@ -14,7 +14,8 @@ hung-task and soft-lockup detectors, failslab).
   says where.
 - Mainline 6.1's own gcov code under the same workload and debug kernel
   stops as v1 does (removal under its node_lock), with the hung-task
-  report: a finding the Lab 11 page shows side by side with v2.
+  report, in most runs: a finding the Lab 11 page shows side by side with
+  v2.
 """
 
 import os
@@ -92,8 +93,8 @@ def debug_runs(tree, helpers, tmp_path_factory):
     out = tmp / "mainline"
     runs["mainline"] = (out, gcovlab(
         "run", "--mainline", "--variant", "debug", "--module", STRESS, "--workload",
-        os.path.join(STRESS, "stress.sh"), "--out", out, "--timeout", "150",
-        "--append", "STRESS_SECONDS=20"))
+        os.path.join(STRESS, "stress.sh"), "--out", out, "--timeout", "200",
+        "--append", "STRESS_SECONDS=60"))
     for name, (out, proc) in runs.items():
         text = console_of(out) if os.path.exists(out / "console.log") else ""
         found = [bad for bad in KERNEL_REPORTS if bad in text]
@@ -175,16 +176,23 @@ def test_v1_bug_hangs_with_report(debug_runs):
         console[m.start():m.start() + 4000]
 
 
-def test_mainline_stops_too_with_report(debug_runs):
+def test_mainline_under_the_same_workload(debug_runs):
     """A finding of the lab, not a defect of the project: mainline 6.1
     removes a debugfs file under its node_lock (gcov_seq_write() and
-    reset_write()) while an opener of that file waits for node_lock, and
-    the same workload stops its SMP debug kernel too."""
+    reset_write()) while an opener of that file waits for node_lock.  It
+    is a race without v1's widened window: in the runs measured here the
+    kernel stopped within 12 to 23 s of a 20 s run three times out of
+    four.  When it stops, the hung-task report must show that cycle; when
+    it survives, the run is printed as such (the 60 s here make that
+    rarer)."""
     out, proc = debug_runs["mainline"]
     console = console_of(out)
     assert "KernelAddressSanitizer initialized" in console
-    assert "stress: 20 s, 2 CPUs" in console
-    assert proc.returncode == 124, proc.stdout[-3000:]
+    assert "stress: 60 s, 2 CPUs" in console
+    if proc.returncode != 124:
+        print("lab11: mainline did not stop in this run: %s" % stress_figures(console))
+        assert "stress: STALLED" not in console
+        return
     assert "stress: STALLED" in console
     m = re.search(r"INFO: task (\S+):\d+ blocked for more than \d+ seconds", console)
     assert m, console[-4000:]
