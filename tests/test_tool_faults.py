@@ -112,7 +112,7 @@ def test_ctrl_c_during_a_lab_switch(tree):
 
 def test_ctrl_c_during_a_build(tree, tmp_path):
     ok(gcovlab("build", "--mainline"))
-    status, output = interrupt_after(["build", "--mainline", "--force"], 8,
+    status, output = interrupt_after(["build", "--mainline", "--force"], 1.5,
                                      wait_for="building the mainline kernel")
     assert "Traceback" not in output, output
     assert status == 130, output
