@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tools/pagerun.py catches each kind of page fault, on made-up pages.
+
+The runner is what runs every lab page literally in make check; here it
+runs small pages whose commands need no kernel (echo, printf, false), each
+with one deliberate fault: a step whose exit status is not the page's, a
+cited line the output does not have, a capture that drifted, a cd that
+carries over to the next block.  Seconds, no kernel.
+"""
+
+import os
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import pagerun  # noqa: E402
+
+
+def page(tmp_path, body, captures=None):
+    docs = tmp_path / "docs"
+    (docs / "labs").mkdir(parents=True)
+    (docs / "captures" / "fake").mkdir(parents=True)
+    for name, text in (captures or {}).items():
+        (docs / "captures" / "fake" / name).write_text(text)
+    path = docs / "labs" / "fake.rst"
+    path.write_text("Fake lab\n========\n\nSteps\n-----\n\n" + body)
+    return str(path)
+
+
+def run(tmp_path, body, captures=None, capture=False):
+    path = page(tmp_path, body, captures)
+    with open(os.devnull, "w") as log:
+        return pagerun.run_lab(99, capture=capture, base=str(tmp_path / "run"),
+                               log=log, page=path)
+
+
+def block(cmd, capture=None, before="", options=""):
+    text = before + ".. code-block:: console\n\n   $ %s\n\n" % cmd
+    if capture:
+        text += ".. literalinclude:: ../captures/fake/%s\n   :language: text\n%s\n" % (
+            capture, options)
+    return text
+
+
+def test_a_page_as_written_passes(tmp_path):
+    body = block("echo hello; echo world", "a.txt") + "Look for ``world`` above.\n\n"
+    result = run(tmp_path, body, {"a.txt": "hello\nworld\n"})
+    assert result.problems == []
+
+
+def test_a_failing_step_is_named(tmp_path):
+    body = "1. Break\n~~~~~~~~\n\n" + block("false")
+    result = run(tmp_path, body)
+    assert len(result.problems) == 1
+    assert "fake.rst" in result.problems[0] and "(1. Break)" in result.problems[0]
+    assert "`false` exited 1, the page expects 0" in result.problems[0]
+
+
+def test_an_expected_failure_must_fail(tmp_path):
+    ok = run(tmp_path, block("sh -c 'exit 3'", before=".. runner: exit 3\n\n"))
+    assert ok.problems == []
+    wrong = run(tmp_path / "b", block("true", before=".. runner: exit 3\n\n"))
+    assert "`true` exited 0, the page expects 3" in wrong.problems[0]
+
+
+def test_a_missing_cited_line_is_caught(tmp_path):
+    body = block("echo one", "a.txt") + "Look for ``counter updates:`` in the output.\n\n"
+    result = run(tmp_path, body, {"a.txt": "one\n"})
+    assert len(result.problems) == 1
+    assert "look for ``counter updates:``" in result.problems[0]
+
+
+def test_a_cited_line_hidden_by_lines_is_caught(tmp_path):
+    body = block("printf 'a\\nb\\nc\\n'", "a.txt", options="   :lines: 1-2\n") + \
+        "Look for ``c`` in it.\n\n"
+    result = run(tmp_path, body, {"a.txt": "a\nb\nc\n"})
+    assert len(result.problems) == 1 and ":lines: 1-2" in result.problems[0]
+
+
+def test_a_drifted_capture_is_caught(tmp_path):
+    result = run(tmp_path, block("echo new text", "a.txt"), {"a.txt": "old text\n"})
+    assert len(result.problems) == 1
+    assert "drifted" in result.problems[0]
+    assert "-old text" in result.problems[0] and "+new text" in result.problems[0]
+
+
+def test_times_and_timestamps_are_not_drift(tmp_path):
+    body = block("echo 'built in 3.2 s'; echo '[    1.234567] booted'", "a.txt")
+    result = run(tmp_path, body, {"a.txt": "built in 1 min 4 s\n[    0.000001] booted\n"})
+    assert result.problems == []
+
+
+def test_one_shell_a_cd_carries_over(tmp_path):
+    """A reader's shell keeps its directory: the runner's must too."""
+    body = block("cd /") + block("test \"$PWD\" = /")
+    assert run(tmp_path, body).problems == []
+
+
+def test_capture_mode_writes_the_normalised_output(tmp_path):
+    body = block("echo \"$HOME/lab/x\"", "a.txt")
+    result = run(tmp_path, body, capture=True)
+    assert result.problems == []
+    with open(tmp_path / "docs" / "captures" / "fake" / "a.txt") as f:
+        assert f.read() == "~/lab/x\n"
+
+
+def test_exercises_are_not_run(tmp_path):
+    body = block("true") + "Exercises\n---------\n\n" + block("false")
+    assert run(tmp_path, body).problems == []
+
+
+def test_a_block_without_commands_is_refused(tmp_path):
+    path = page(tmp_path, ".. code-block:: console\n\n   just output\n\n")
+    with pytest.raises(pagerun.PageError, match="text before its first"):
+        pagerun.read_page(path)
+
+
+def test_shown_lines_follows_literalinclude():
+    text = "l1\nl2\nl3\nl4\n"
+    assert pagerun.shown_lines(text, {"lines": "2-3"}) == ["l2", "l3"]
+    assert pagerun.shown_lines(text, {"lines": "1,4"}) == ["l1", "l4"]
+    assert pagerun.shown_lines(text, {"lines": "3-"}) == ["l3", "l4"]
+    assert pagerun.shown_lines(text, {"start-after": "l2"}) == ["l3", "l4"]
+    assert pagerun.shown_lines(text, {"end-before": "l3"}) == ["l1", "l2"]
+    assert pagerun.shown_lines(text, {"start-at": "zz"}) is None
+
+
+def test_every_lab_page_parses():
+    for number in pagerun.labs():
+        blocks = pagerun.read_page(pagerun.page_of(number))
+        assert blocks, "lab %d has no console block" % number

@@ -1,0 +1,493 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Run a lab page exactly as a reader types it.
+
+A lab page (docs/labs/labN.rst) is the one source of what a student runs:
+every ``.. code-block:: console`` block holds commands after ``$``, and a
+``.. literalinclude:: ../captures/...`` right after a block shows what
+that block printed.  This runner reads the page, types its commands into
+ONE shell (bash), in page order, from the top of the checkout, with a
+fresh HOME, and then
+
+* checks each command's exit status (0 unless a ``.. runner: exit N``
+  comment before the block says otherwise);
+* checks that each text the prose tells the reader to look for
+  (``look for ``X````) is in the output the page shows just before;
+* with --capture, stores each block's output (paths made
+  machine-independent) as the capture the page includes, and the lab's
+  measured duration in docs/captures/times.json; without it, compares
+  each capture with the committed one after masking what changes from
+  run to run (times, timestamps, stamps), and reports drift.
+
+Comments the runner reads (invisible on the rendered page), put on the
+line before a console block:
+
+  .. runner: exit 1        the block's last command must exit 1
+  .. runner: skip          the block is not run (say why after "skip")
+  .. runner: timeout 1800  seconds for the block (default 1200)
+
+The "Exercises" section and everything after it is not run.
+
+Usage:
+  tools/pagerun.py N [N ...]        run Lab N's page, check against the captures
+  tools/pagerun.py --capture N ...  run it and rewrite its captures
+  tools/pagerun.py --list N         print the steps without running them
+"""
+
+import argparse
+import datetime
+import difflib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LABS_TOML = os.path.join(REPO, "labs", "index.toml")
+CAPTURES = os.path.join(REPO, "docs", "captures")
+TIMES = os.path.join(CAPTURES, "times.json")
+DEFAULT_TIMEOUT = 1200
+
+
+class PageError(Exception):
+    """A page the runner cannot read: names the file and line."""
+
+
+# --- the lab list ----------------------------------------------------------
+
+def labs():
+    with open(LABS_TOML, "rb") as f:
+        return {lab["number"]: lab for lab in tomllib.load(f)["lab"]}
+
+
+def page_of(number):
+    lab = labs().get(number)
+    if lab is None:
+        raise PageError("lab %s is not in labs/index.toml" % number)
+    return os.path.join(REPO, lab["page"])
+
+
+# --- reading a page --------------------------------------------------------
+
+class Block:
+    """One console block: its commands, where it is, what it shows."""
+
+    def __init__(self, page, line, section):
+        self.page = page
+        self.line = line            # 1-based line of the code-block directive
+        self.section = section      # the heading it sits under
+        self.commands = []          # as typed (continuations joined)
+        self.inline = []            # output lines written in the block itself
+        self.capture = None         # path of the literalinclude after it
+        self.options = {}           # that literalinclude's options
+        self.exit = 0               # expected status of the last command
+        self.skip = None
+        self.timeout = DEFAULT_TIMEOUT
+        self.cited = []             # (line, text) the prose says to look for
+
+    def where(self):
+        return "%s:%d (%s)" % (os.path.relpath(self.page, REPO), self.line, self.section)
+
+
+HEADING_RULE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
+CITE = re.compile(r"[Ll]ook for ``(.+?)``")
+STOP_SECTIONS = ("Exercises",)
+
+
+def read_page(path):
+    """The page's console blocks, in order, up to the Exercises section."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    blocks = []
+    section = "top"
+    pending = {}
+    last = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if (i + 1 < len(lines) and line.strip() and not line.startswith(" ")
+                and HEADING_RULE.match(lines[i + 1])
+                and len(lines[i + 1].rstrip()) >= len(line.rstrip())):
+            section = line.strip()
+            if section in STOP_SECTIONS:
+                break
+            i += 2
+            continue
+        m = re.match(r"^\.\. runner: (exit|skip|timeout)\b\s*(.*)$", line)
+        if m:
+            key, value = m.groups()
+            if key == "exit":
+                if not re.fullmatch(r"\d+", value):
+                    raise PageError("%s:%d: '.. runner: exit' wants a number" % (path, i + 1))
+                pending["exit"] = int(value)
+            elif key == "timeout":
+                pending["timeout"] = int(value)
+            else:
+                pending["skip"] = value or "skipped"
+            i += 1
+            continue
+        if line.strip() == ".. code-block:: console" and not line.startswith(" "):
+            block = Block(path, i + 1, section)
+            block.exit = pending.get("exit", 0)
+            block.skip = pending.get("skip")
+            block.timeout = pending.get("timeout", DEFAULT_TIMEOUT)
+            pending = {}
+            i += 1
+            body = []
+            while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" ")):
+                body.append(lines[i])
+                i += 1
+            parse_body(block, body, path)
+            blocks.append(block)
+            last = block
+            # A capture directly after the block (blank lines between) is its output.
+            j = i
+            while j < len(lines) and not lines[j].strip():
+                j += 1
+            m = re.match(r"^\.\. literalinclude:: (\.\./captures/\S+)$", lines[j]) \
+                if j < len(lines) else None
+            if m:
+                block.capture = os.path.normpath(os.path.join(os.path.dirname(path), m.group(1)))
+                j += 1
+                while j < len(lines) and re.match(r"^   :(\S+):\s*(.*)$", lines[j]):
+                    k, v = re.match(r"^   :(\S+):\s*(.*)$", lines[j]).groups()
+                    block.options[k] = v
+                    j += 1
+                i = j
+            continue
+        if last is not None and not line.startswith(".. "):
+            for text in CITE.findall(line):
+                last.cited.append((i + 1, text))
+        i += 1
+    return blocks
+
+
+def parse_body(block, body, path):
+    text = "\n".join(body)
+    # a command the page breaks with "\" at the end of a line is one line
+    text = re.sub(r"\\\n\s*", "", text)
+    for raw in text.split("\n"):
+        s = raw.strip()
+        if not s or s.startswith(":"):
+            continue
+        if s.startswith("$ "):
+            block.commands.append(s[2:])
+        elif block.commands:
+            block.inline.append(s)
+        else:
+            raise PageError("%s: the console block has text before its first "
+                            "'$ ' command: %r" % (block.where(), s))
+    if not block.commands:
+        raise PageError("%s: a console block with no '$ ' command" % block.where())
+
+
+def shown_lines(text, options):
+    """What the page shows of a capture: literalinclude's line options."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for key in ("start-at", "start-after"):
+        if key in options:
+            hits = [n for n, s in enumerate(lines) if options[key] in s]
+            if not hits:
+                return None
+            lines = lines[hits[0] + (key == "start-after"):]
+    for key in ("end-at", "end-before"):
+        if key in options:
+            hits = [n for n, s in enumerate(lines) if options[key] in s]
+            if not hits:
+                return None
+            lines = lines[:hits[0] + (key == "end-at")]
+    if "lines" in options:
+        keep = []
+        for part in options["lines"].split(","):
+            a, _, b = part.strip().partition("-")
+            lo = int(a) if a else 1
+            hi = (int(b) if b else len(lines)) if "-" in part else lo
+            keep.extend(lines[lo - 1:hi])
+        lines = keep
+    return lines
+
+
+# --- what differs between machines and runs --------------------------------
+
+def normalise(text, home, work):
+    """Paths as the pages write them: ~/gcov-kernel-labs, ~/.cache/..., ~."""
+    pairs = [(REPO, "~/gcov-kernel-labs"),
+             (os.path.realpath(work), "~/.cache/gcov-kernel-labs"),
+             (work, "~/.cache/gcov-kernel-labs")]
+    for path, name in sorted(pairs, key=lambda p: -len(p[0])):
+        text = re.sub(r"(?<![\w.~/-])%s(?![\w.-])" % re.escape(path), name, text)
+    text = re.sub(r"(?<![\w.~/-])%s(?![\w.-])" % re.escape(home), "~", text)
+    text = re.sub(r"%s(?=/)" % re.escape(home), "/<home>", text)
+    return text
+
+
+# Lines only a cold run prints (tree made, kernel configured and built), or
+# a run that waited for another one: dropped before comparing.
+COLD_ONLY = re.compile(r"^gcovlab: (?:%s)$" % "|".join([
+    r"removing .*, left by an interrupted run",
+    r"extracting .*",
+    r"committing the pristine tree to git .*",
+    r"making the baseline .*",
+    r"checking out the pristine tree for mainline builds .*",
+    r"configuring \S+ kernel: .*",
+    r"building the \S+ kernel in .*",
+    r" +\.\.\. .*files compiled so far",
+    r"waiting for another gcovlab command .*",
+    r"the \S+ kernel is up to date .*",
+    r"\S+ kernel is up to date .*",
+    r"built the \S+ kernel in .*",
+]))
+
+MASKS = [
+    (re.compile(r"\bin (?:\d+ min \d+ s|\d+(?:\.\d+)? s)\b"), "in <time>"),
+    (re.compile(r"\b\d+(?:\.\d+)? s\b"), "<n> s"),
+    (re.compile(r"\b\d+ files compiled\b"), "<n> files compiled"),
+    (re.compile(r"^\[ *\d+\.\d+\]"), "[<timestamp>]"),
+    (re.compile(r"\[ *\d+\.\d+\]"), "[<timestamp>]"),
+    (re.compile(r"(\bstamp )\d+"), r"\1<stamp>"),
+    (re.compile(r"^(0000000 [0-9a-f]{8} [0-9a-f]{8}) [0-9a-f]{8}\b"), r"\1 <stamp>"),
+    (re.compile(r"\bident=\d+"), "ident=<ident>"),
+    (re.compile(r"\blineno_checksum=0x[0-9a-f]+"), "lineno_checksum=<checksum>"),
+    (re.compile(r"\b[0-9a-f]{12,40}\b"), "<hash>"),
+    (re.compile(r"\b\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?"), "<date>"),
+    (re.compile(r"/tmp/[\w.-]+"), "/tmp/<tmp>"),
+]
+
+
+def mask(text):
+    out = []
+    for line in text.split("\n"):
+        if COLD_ONLY.match(line) or COLD_ONLY.match(re.sub(r": done in .*$", " ...", line)):
+            continue
+        for pattern, repl in MASKS:
+            line = pattern.sub(repl, line)
+        out.append(line.rstrip())
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+# --- running ---------------------------------------------------------------
+
+def work_dir():
+    return os.path.abspath(os.environ.get("GCOVLAB_WORK") or os.path.join(
+        os.path.expanduser("~"), ".cache", "gcov-kernel-labs"))
+
+
+def make_home(base, work):
+    """A fresh HOME: the real work directory linked in, a git identity."""
+    home = tempfile.mkdtemp(prefix="home.", dir=base)
+    os.makedirs(os.path.join(home, ".cache"))
+    os.symlink(work, os.path.join(home, ".cache", "gcov-kernel-labs"))
+    with open(os.path.join(home, ".gitconfig"), "w", encoding="utf-8") as f:
+        f.write("[user]\n\tname = Student\n\temail = student@example.invalid\n")
+    return home
+
+
+def script_for(blocks, outdir):
+    """One bash session: each command's output and status to files."""
+    lines = ["cd %s || exit 99" % shlex.quote(REPO), "exec </dev/null"]
+    for b, block in enumerate(blocks):
+        if block.skip:
+            continue
+        for c, cmd in enumerate(block.commands):
+            base = os.path.join(outdir, "%03d.%02d" % (b, c))
+            lines.append("printf '%%s\\n' %s >&2" % shlex.quote("$ " + cmd))
+            lines.append("date +%%s.%%N >%s.start" % shlex.quote(base))
+            lines.append("{\n%s\n} >%s.out 2>&1" % (cmd, shlex.quote(base)))
+            lines.append("echo $? >%s.rc" % shlex.quote(base))
+    lines.append("echo done >%s" % shlex.quote(os.path.join(outdir, "finished")))
+    return "\n".join(lines) + "\n"
+
+
+class Result:
+    def __init__(self, number):
+        self.number = number
+        self.problems = []
+        self.seconds = 0.0
+        self.outputs = {}           # block index -> normalised output
+
+
+def run_lab(number, capture=False, base=None, log=sys.stderr, page=None):
+    """Run Lab NUMBER's page (or PAGE, a page file of the same form)."""
+    page = page or page_of(number)
+    blocks = read_page(page)
+    work = work_dir()
+    keep = base is not None
+    base = base or tempfile.mkdtemp(prefix="pagerun.")
+    os.makedirs(base, exist_ok=True)
+    try:
+        return _run(number, page, blocks, work, base, capture, log)
+    finally:
+        if not keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def _run(number, page, blocks, work, base, capture, log):
+    home = make_home(base, work)
+    outdir = tempfile.mkdtemp(prefix="lab%d." % number, dir=base)
+    script = os.path.join(outdir, "page.sh")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(script_for(blocks, outdir))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GCOVLAB_", "GIT_", "OLDPWD"))}
+    env.update(HOME=home, LC_ALL="C.UTF-8", SHELL="/bin/bash",
+               PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
+    if os.environ.get("GCOVLAB_TARBALL"):
+        env["GCOVLAB_TARBALL"] = os.environ["GCOVLAB_TARBALL"]
+    result = Result(number)
+    limit = sum(b.timeout for b in blocks if not b.skip) + 60
+    print("pagerun: lab %d: %d blocks from %s, HOME=%s" % (
+        number, len(blocks), os.path.relpath(page, REPO), home), file=log, flush=True)
+    start = time.monotonic()
+    try:
+        subprocess.run(["bash", "--noprofile", "--norc", script], cwd=REPO, env=env,
+                       stdout=log, stderr=log, timeout=limit, check=False)
+    except subprocess.TimeoutExpired:
+        result.problems.append("lab %d: the page did not finish in %d s" % (number, limit))
+    result.seconds = time.monotonic() - start
+    examine(blocks, outdir, home, work, result, capture)
+    return result
+
+
+def examine(blocks, outdir, home, work, result, capture):
+    for b, block in enumerate(blocks):
+        if block.skip:
+            continue
+        text = []
+        for c, cmd in enumerate(block.commands):
+            base = os.path.join(outdir, "%03d.%02d" % (b, c))
+            try:
+                with open(base + ".rc", encoding="utf-8") as f:
+                    rc = int(f.read())
+                with open(base + ".out", encoding="utf-8", errors="replace") as f:
+                    out = f.read()
+            except (OSError, ValueError):
+                result.problems.append("%s: `%s` did not run (an earlier command "
+                                       "ended the shell?)" % (block.where(), cmd))
+                return
+            want = block.exit if c == len(block.commands) - 1 else 0
+            if rc != want:
+                result.problems.append(
+                    "%s: `%s` exited %d, the page expects %d; its last lines:\n%s" % (
+                        block.where(), cmd, rc, want,
+                        "\n".join("    " + s for s in out.rstrip().split("\n")[-15:])))
+            text.append(normalise(out, home, work))
+        output = "".join(text)
+        result.outputs[b] = output
+        check_inline(block, output, result)
+        if block.capture:
+            check_capture(block, output, result, capture)
+        elif block.cited:
+            result.problems.append("%s: the prose cites %s, but the block shows no "
+                                   "output" % (block.where(), block.cited[0][1]))
+
+
+def check_inline(block, output, result):
+    got = "\n".join(mask(output))
+    for line in block.inline:
+        if "\n".join(mask(line)) not in got:
+            result.problems.append("%s: the block shows the line %r, not in what "
+                                   "`%s` printed" % (block.where(), line, block.commands[-1]))
+
+
+def check_capture(block, output, result, capture):
+    rel = os.path.relpath(block.capture, REPO)
+    if capture:
+        os.makedirs(os.path.dirname(block.capture), exist_ok=True)
+        with open(block.capture, "w", encoding="utf-8") as f:
+            f.write(output)
+        committed = output
+    else:
+        try:
+            with open(block.capture, encoding="utf-8") as f:
+                committed = f.read()
+        except OSError:
+            result.problems.append("%s: the page includes %s, which does not exist; "
+                                   "run tools/pagerun.py --capture %d" % (
+                                       block.where(), rel, result.number))
+            return
+        old, new = mask(committed), mask(output)
+        if old != new:
+            diff = difflib.unified_diff(old, new, lineterm="", n=2,
+                                        fromfile=rel + " (committed)",
+                                        tofile="printed now")
+            result.problems.append("%s: the capture has drifted from what `%s` prints "
+                                   "now (times, timestamps and stamps masked); run "
+                                   "tools/pagerun.py --capture %d and review:\n%s" % (
+                                       block.where(), block.commands[-1], result.number,
+                                       "\n".join(list(diff)[:40])))
+    shown = shown_lines(committed, block.options)
+    if shown is None:
+        result.problems.append("%s: the :start-*/:end-* text of the include of %s "
+                               "is not in it" % (block.where(), rel))
+        return
+    for line, text in block.cited:
+        if not any(text in s for s in shown):
+            result.problems.append("%s:%d: the page says to look for ``%s``, but the "
+                                   "output shown above it (%s%s) has no such text" % (
+                                       os.path.relpath(block.page, REPO), line, text, rel,
+                                       ", " + ", ".join(":%s: %s" % kv for kv in
+                                                        block.options.items()
+                                                        if kv[0] != "language")
+                                       if len(block.options) > 1 else ""))
+
+
+def record_time(number, seconds, kind):
+    try:
+        with open(TIMES, encoding="utf-8") as f:
+            times = json.load(f)
+    except (OSError, ValueError):
+        times = {}
+    entry = times.setdefault(str(number), {})
+    entry[kind] = round(seconds)
+    entry[kind + "_date"] = datetime.date.today().isoformat()
+    with open(TIMES, "w", encoding="utf-8") as f:
+        json.dump(dict(sorted(times.items(), key=lambda kv: int(kv[0]))), f, indent=1)
+        f.write("\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("labs", nargs="+", type=int, metavar="N")
+    ap.add_argument("--capture", action="store_true",
+                    help="rewrite the captures the page includes and its time")
+    ap.add_argument("--cold", action="store_true",
+                    help="with --capture: record the time as the cold one")
+    ap.add_argument("--list", action="store_true", help="print the steps only")
+    ap.add_argument("--keep", metavar="DIR", help="keep the run's files in DIR")
+    args = ap.parse_args(argv)
+    failed = 0
+    for number in args.labs:
+        try:
+            if args.list:
+                for block in read_page(page_of(number)):
+                    tag = " [skip: %s]" % block.skip if block.skip else ""
+                    for cmd in block.commands:
+                        print("lab %d %s: $ %s%s" % (number, block.where(), cmd, tag))
+                continue
+            result = run_lab(number, capture=args.capture, base=args.keep)
+        except PageError as e:
+            print("pagerun: %s" % e, file=sys.stderr)
+            return 2
+        print("pagerun: lab %d: %d s, %s" % (
+            number, result.seconds,
+            "%d problem(s)" % len(result.problems) if result.problems else "all steps as the page says"))
+        for p in result.problems:
+            print("  - " + p)
+        if args.capture and not result.problems:
+            record_time(number, result.seconds, "cold" if args.cold else "warm")
+        failed += bool(result.problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
