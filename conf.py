@@ -10,7 +10,13 @@ project = "gcov-kernel-labs"
 author = "gcov-kernel-labs contributors"
 copyright = "gcov-kernel-labs contributors; documentation CC-BY-SA-4.0"
 
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs", "_ext"))
+
 extensions = [
+    "labsite",
     "sphinx.ext.graphviz",
     "sphinx.ext.todo",
 ]

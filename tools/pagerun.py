@@ -25,6 +25,8 @@ line before a console block:
   .. runner: exit 1        the block's last command must exit 1
   .. runner: skip          the block is not run (say why after "skip")
   .. runner: timeout 1800  seconds for the block (default 1200)
+  .. runner: digits        numbers in the output vary (a race, a size):
+                           compare the capture with every number masked
 
 The "Exercises" section and everything after it is not run.
 
@@ -89,6 +91,7 @@ class Block:
         self.exit = 0               # expected status of the last command
         self.skip = None
         self.timeout = DEFAULT_TIMEOUT
+        self.digits = False         # numbers masked when comparing
         self.cited = []             # (line, text) the prose says to look for
 
     def where(self):
@@ -108,6 +111,7 @@ def read_page(path):
     section = "top"
     pending = {}
     last = None
+    prose = []
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -116,10 +120,11 @@ def read_page(path):
                 and len(lines[i + 1].rstrip()) >= len(line.rstrip())):
             section = line.strip()
             if section in STOP_SECTIONS:
+                prose.clear()
                 break
             i += 2
             continue
-        m = re.match(r"^\.\. runner: (exit|skip|timeout)\b\s*(.*)$", line)
+        m = re.match(r"^\.\. runner: (exit|skip|timeout|digits)\b\s*(.*)$", line)
         if m:
             key, value = m.groups()
             if key == "exit":
@@ -128,15 +133,19 @@ def read_page(path):
                 pending["exit"] = int(value)
             elif key == "timeout":
                 pending["timeout"] = int(value)
+            elif key == "digits":
+                pending["digits"] = True
             else:
                 pending["skip"] = value or "skipped"
             i += 1
             continue
         if line.strip() == ".. code-block:: console" and not line.startswith(" "):
+            cite(last, prose)
             block = Block(path, i + 1, section)
             block.exit = pending.get("exit", 0)
             block.skip = pending.get("skip")
             block.timeout = pending.get("timeout", DEFAULT_TIMEOUT)
+            block.digits = pending.get("digits", False)
             pending = {}
             i += 1
             body = []
@@ -162,10 +171,27 @@ def read_page(path):
                 i = j
             continue
         if last is not None and not line.startswith(".. "):
-            for text in CITE.findall(line):
-                last.cited.append((i + 1, text))
+            prose.append((i + 1, line))
         i += 1
+    cite(last, prose)
     return blocks
+
+
+def cite(block, prose):
+    """Record the texts the prose after a block tells the reader to look for."""
+    if block is None or not prose:
+        return
+    text = " ".join(line.strip() for _n, line in prose)
+    for m in CITE.finditer(text):
+        # the line of the page where the citation starts
+        pos, line = 0, prose[0][0]
+        for n, chunk in prose:
+            if pos + len(chunk.strip()) + 1 > m.start():
+                line = n
+                break
+            pos += len(chunk.strip()) + 1
+        block.cited.append((line, re.sub(r"\s+", " ", m.group(1))))
+    prose.clear()
 
 
 def parse_body(block, body, path):
@@ -246,6 +272,11 @@ COLD_ONLY = re.compile(r"^gcovlab: (?:%s)$" % "|".join([
     r"built the \S+ kernel in .*",
 ]))
 
+# Kernel messages that come whenever the device or timer gets to it, not at
+# a fixed point of the workload: dropped before comparing.
+NOISE = re.compile(r"^\[ *\d+\.\d+\] (?:input: |random: |clocksource: |tsc: |"
+                   r"Freeing unused|Run /init|workqueue: )")
+
 MASKS = [
     (re.compile(r"\bin (?:\d+ min \d+ s|\d+(?:\.\d+)? s)\b"), "in <time>"),
     (re.compile(r"\b\d+(?:\.\d+)? s\b"), "<n> s"),
@@ -265,7 +296,8 @@ MASKS = [
 def mask(text):
     out = []
     for line in text.split("\n"):
-        if COLD_ONLY.match(line) or COLD_ONLY.match(re.sub(r": done in .*$", " ...", line)):
+        if COLD_ONLY.match(line) or COLD_ONLY.match(re.sub(r": done in .*$", " ...", line)) \
+                or NOISE.match(line):
             continue
         for pattern, repl in MASKS:
             line = pattern.sub(repl, line)
@@ -331,7 +363,53 @@ def run_lab(number, capture=False, base=None, log=sys.stderr, page=None):
             shutil.rmtree(base, ignore_errors=True)
 
 
+def git(tree, *args):
+    return subprocess.run(["git", "-C", tree] + list(args), capture_output=True,
+                          text=True, check=False)
+
+
+def my_branches(tree):
+    out = git(tree, "for-each-ref", "--format=%(refname:short)", "refs/heads/my-lab*").stdout
+    return out.split()
+
+
+def refuse_unless_clean(tree):
+    """The page starts from a clean tree; the run must not take a student's names."""
+    if not os.path.isdir(os.path.join(tree, ".git")):
+        return
+    dirty = git(tree, "status", "--porcelain").stdout.strip()
+    if dirty:
+        raise PageError("the kernel tree %s has uncommitted changes:\n%s\nA page "
+                        "starts from a clean tree: commit or stash them, then run "
+                        "again." % (tree, dirty[:2000]))
+    mine = my_branches(tree)
+    if mine:
+        raise PageError("branches %s exist in %s; the pages make branches of these "
+                        "names.  Rename them (git -C %s branch -m NAME NAME-mine) "
+                        "and run again." % (", ".join(mine), tree, tree))
+
+
+def end_state(tree, number, result):
+    """Every lab ends on a clean baseline; put it there for the next one."""
+    if not os.path.isdir(os.path.join(tree, ".git")):
+        return
+    branch = git(tree, "symbolic-ref", "--short", "-q", "HEAD").stdout.strip()
+    dirty = git(tree, "status", "--porcelain").stdout.strip()
+    if branch != "baseline" or dirty:
+        result.problems.append("lab %d: the page leaves the kernel tree on %s%s, not "
+                               "on a clean baseline where the next lab starts" % (
+                                   number, branch or "a detached HEAD",
+                                   " with changes" if dirty else ""))
+        git(tree, "am", "--abort")
+        git(tree, "checkout", "--quiet", "--force", "baseline")
+        git(tree, "clean", "-fdq")
+    for b in my_branches(tree):
+        git(tree, "branch", "-D", b)
+
+
 def _run(number, page, blocks, work, base, capture, log):
+    tree = os.path.join(work, "linux")
+    refuse_unless_clean(tree)
     home = make_home(base, work)
     outdir = tempfile.mkdtemp(prefix="lab%d." % number, dir=base)
     script = os.path.join(outdir, "page.sh")
@@ -355,6 +433,7 @@ def _run(number, page, blocks, work, base, capture, log):
         result.problems.append("lab %d: the page did not finish in %d s" % (number, limit))
     result.seconds = time.monotonic() - start
     examine(blocks, outdir, home, work, result, capture)
+    end_state(tree, number, result)
     return result
 
 
@@ -416,6 +495,9 @@ def check_capture(block, output, result, capture):
                                        block.where(), rel, result.number))
             return
         old, new = mask(committed), mask(output)
+        if block.digits:
+            old = [re.sub(r"\d+", "<n>", s) for s in old]
+            new = [re.sub(r"\d+", "<n>", s) for s in new]
         if old != new:
             diff = difflib.unified_diff(old, new, lineterm="", n=2,
                                         fromfile=rel + " (committed)",

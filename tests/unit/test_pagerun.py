@@ -13,6 +13,12 @@ import sys
 
 import pytest
 
+
+@pytest.fixture(autouse=True)
+def no_kernel_tree(monkeypatch, tmp_path):
+    """The runner checks the kernel tree of GCOVLAB_WORK: here there is none."""
+    monkeypatch.setenv("GCOVLAB_WORK", str(tmp_path / "no-work"))
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
@@ -132,3 +138,17 @@ def test_every_lab_page_parses():
     for number in pagerun.labs():
         blocks = pagerun.read_page(pagerun.page_of(number))
         assert blocks, "lab %d has no console block" % number
+
+
+def test_a_citation_across_lines_is_read(tmp_path):
+    body = block("echo 597 .gcda files received", "a.txt") + \
+        "The guest sent them; look for ``597 .gcda\nfiles received`` then look for ``nothing\nelse``.\n\n"
+    result = run(tmp_path, body, {"a.txt": "597 .gcda files received\n"})
+    assert len(result.problems) == 1 and "``nothing else``" in result.problems[0]
+
+
+def test_digits_masks_numbers_of_one_block_only(tmp_path):
+    body = block("echo lost 17", "a.txt", before=".. runner: digits\n\n") + \
+        block("echo kept 17", "b.txt")
+    result = run(tmp_path, body, {"a.txt": "lost 99\n", "b.txt": "kept 99\n"})
+    assert len(result.problems) == 1 and "b.txt" in result.problems[0]

@@ -12,12 +12,12 @@ import subprocess
 import sys
 
 from . import guest, kbuild, labs, report
+from . import reset as resetmod
 from . import tree as treemod
 from .util import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, GcovlabError,
-                   not_installed, run, say, warn)
+                   not_installed, run, say, warn, OUT_MARKER)
 from .work import VM, Work
 
-OUT_MARKER = ".gcovlab-out"
 
 DESCRIPTION = """\
 The lab loop of gcov-kernel-labs: a kernel tree made from Debian's
@@ -128,6 +128,14 @@ def parser():
                        "with uncommitted changes or new files is refused, never "
                        "reset.  Lab 0 leaves the tree on the baseline and runs the "
                        "mainline kernel.")
+    p.add_argument("number", type=lab_number, metavar="N")
+
+    p = sub.add_parser("reset", help="back to where lab N's page starts",
+                       description="Put the kernel tree on branch baseline, rename "
+                       "the page's branches of yours (my-labN, my-labN-*) to "
+                       "NAME.old-K and an earlier ~/labN output folder to "
+                       "~/labN.old-K.  Nothing is deleted; a tree with uncommitted "
+                       "changes is refused, with the commands that keep them.")
     p.add_argument("number", type=lab_number, metavar="N")
 
     p = sub.add_parser("build", help="build (incrementally) a kernel",
@@ -556,13 +564,15 @@ def cmd_compare(work, args):
         raise GcovlabError("no .gcda came back from the mainline run")
     bad = same = 0
     for rel in sorted(set(a) | set(b)):
+        # the object's .gcda name, the path debugfs mirrors under gcov/
+        name = "/" + rel
         if rel not in b or rel not in a:
-            print("only in %s: %s" % ("mainline" if rel in a else "lab %d" % args.lab, rel))
+            print("only in %s: %s" % ("mainline" if rel in a else "lab %d" % args.lab, name))
             bad += 1
             continue
         x, y = read_bytes(os.path.join(ref, rel)), read_bytes(os.path.join(mine, rel))
         if x == y:
-            print("identical (%d bytes): %s" % (len(x), rel))
+            print("identical (%d bytes): %s" % (len(x), name))
             same += 1
             continue
         steady = rel not in unsteady
@@ -570,12 +580,12 @@ def cmd_compare(work, args):
         my = masked_dump(os.path.join(mine, rel), counts=steady)
         if mx == my:
             print("equal records (%d bytes; stamp, checksums and ident masked%s): %s" % (
-                len(x), "" if steady else ", counts not compared", rel))
+                len(x), "" if steady else ", counts not compared", name))
             continue
         bad += 1
         print("DIFFERENT: %s (%d bytes on mainline, %d on lab %d; gcov-dump -l with "
               "stamp, checksums and ident masked%s)" % (
-                  rel, len(x), len(y), args.lab, "" if steady else " and counts"))
+                  name, len(x), len(y), args.lab, "" if steady else " and counts"))
         diff = difflib.unified_diff(mx, my, "mainline", "lab %d" % args.lab,
                                     lineterm="", n=1)
         print("\n".join(list(diff)[:40]))
@@ -694,8 +704,12 @@ def cmd_lab(work, args):
             (args.number, lab["title"]))
         return 0
     treemod.lab_branch(work, args.number, labs.patches(args.number))
-    say("Lab %d (%s): build and run it with --lab %d, e.g. vm/gcovlab build --lab %d" %
-        (args.number, lab["title"], args.number, args.number))
+    if lab.get("host"):
+        say("Lab %d (%s) works on the host: its steps build no kernel" %
+            (args.number, lab["title"]))
+    else:
+        say("Lab %d (%s): build and run it with --lab %d, e.g. vm/gcovlab build --lab %d" %
+            (args.number, lab["title"], args.number, args.number))
     return 0
 
 
@@ -709,7 +723,8 @@ def cmd_build(work, args):
 COMMANDS = {"tree": lambda w, a: (treemod.ensure(w), 0)[1], "lab": cmd_lab,
             "build": cmd_build, "boot": cmd_boot, "run": cmd_run,
             "report": cmd_report, "kernel-report": cmd_kernel_report,
-            "compare": cmd_compare, "status": cmd_status, "clean": cmd_clean}
+            "compare": cmd_compare, "status": cmd_status, "clean": cmd_clean,
+            "reset": lambda w, a: resetmod.reset(w, a.number)}
 
 
 def main(argv=None):

@@ -124,3 +124,6 @@ class Lock:
     def __exit__(self, *exc):
         os.close(self.fd)
         return False
+
+# The file vm/gcovlab leaves in each OUT folder it made (read by run, reset).
+OUT_MARKER = ".gcovlab-out"
