@@ -9,7 +9,8 @@
 #   make bench     time the loop (BENCH=--cold adds a cold demo)
 #   make bench-read  .gcda read speed, the series' debugfs vs mainline's, in
 #                  QEMU (BENCH_READ='--passes 9' passes options on)
-#   make captures  re-run the labs' commands and store their output in docs/
+#   make captures  run every lab page as a reader would (tools/pagerun.py)
+#                  and the chapters' examples; store the output in docs/
 #   make shellcheck
 #   make clean     remove _build/ and out/ (the work directory stays; see
 #                  'vm/gcovlab clean --help')
@@ -18,9 +19,9 @@ PYTHON   := /usr/bin/python3
 GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
-SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/stress/stress.sh labs/stress/lab11.sh tools/export-series.sh labs/capture.sh labs/capture-series.sh labs/capture-lib.sh labs/bench.sh \
-	labs/capture-gcc.sh labs/capture-kbuild.sh labs/capture-lab6.sh \
-	labs/capture-format.sh $(wildcard labs/format/*.sh) \
+SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/stress/stress.sh labs/stress/lab11.sh tools/export-series.sh labs/bench.sh \
+	tools/capture-gcc.sh tools/capture-kbuild.sh \
+	tools/capture-format.sh $(wildcard labs/format/*.sh) \
 	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh) \
 	$(wildcard labs/driver/*.sh) \
 	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
@@ -28,7 +29,7 @@ SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/stress/stress.sh l
 .PHONY: demo check check-debug html captures bench bench-read shellcheck clean help
 
 help:
-	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
 
 demo:
 	@start=$$(date +%s); \
@@ -54,10 +55,10 @@ html:
 captures:
 	labs/capture.sh
 	for n in 1 2 3 4 5 7 8 9 10 11; do labs/capture-series.sh $$n || exit 1; done
-	labs/capture-gcc.sh
-	labs/capture-kbuild.sh
+	tools/capture-gcc.sh
+	tools/capture-kbuild.sh
 	labs/capture-lab6.sh
-	labs/capture-format.sh
+	tools/capture-format.sh
 
 bench:
 	labs/bench.sh $(BENCH)

@@ -58,7 +58,7 @@ html_theme_options = {
 html_show_sourcelink = False
 html_static_path = ["docs/_static"]
 # Reports copied as they are to the site's root: docs/reports/lab7-report/
-# (Lab 7's lcov HTML, made by labs/capture-series.sh 7) becomes
+# (Lab 7's lcov HTML, made by tools/pagerun.py --capture 7) becomes
 # lab7-report/index.html.  favicon.ico goes there too: browsers ask the
 # site's root for it, genhtml's pages included.
 html_extra_path = ["docs/reports"]

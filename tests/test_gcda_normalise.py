@@ -384,7 +384,7 @@ def test_usage_errors(tmp_path):
 
 def test_driver_capture_matches_committed_file(tmp_path):
     """docs/captures/format/driver-dump.txt is gcov-dump's view of the
-    committed gcovdemo.gcda (labs/capture-format.sh writes both)."""
+    committed gcovdemo.gcda (tools/capture-format.sh writes both)."""
     path = tmp_path / "gcovdemo.gcda"
     shutil.copy(KERNEL_FILE, str(path))
     dump = run(["gcov-dump", "-l", "gcovdemo.gcda"], tmp_path).stdout

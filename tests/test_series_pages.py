@@ -1,106 +1,94 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The series lab pages (Labs 1-11) show the commands that produced their
-captured output: every capture a page includes was made by a step of
-labs/capture-series.sh, and that step's command is printed on the page,
-word for word, in a console block.  Also: each page has the shape all
-lab pages share."""
+"""Every lab page has the shape lab pages share, and its captures are
+exactly what the page includes.
+
+The captures are made by tools/pagerun.py from the page itself (the
+commands of its console blocks), so a capture cannot come from a command
+the page does not show; tests/test_pages.py runs the pages.  Here, with
+no kernel: the sections in order, the Time line, the reset command, no
+capture file that no page shows (it would be stale), no include of a
+capture that does not exist.  Seconds.
+"""
 
 import os
 import re
+import sys
 
 import pytest
 
 from conftest import REPO
 
-SCRIPT = os.path.join(REPO, "labs", "capture-series.sh")
-SECTIONS = ["Goal", "Background", "Steps", "What you should see", "Check", "Exercises"]
-# The shape every page is to have (Lab 11 has it already): how long the
-# lab takes, and where it starts and how to start over.
-FULL = ["Goal", "Time", "Start and reset", "Background", "Steps", "What you should see",
-        "Check", "Exercises"]
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import pagerun  # noqa: E402
 
-
-def steps(lab):
-    with open(SCRIPT, encoding="utf-8") as f:
-        text = f.read()
-    t = re.search(r"^T='([^']+)'", text, re.M).group(1)
-    b = re.search(r"^B='([^']+)'", text, re.M).group(1)
-    block = re.search(r"^%d\)\n(.*?)^\t;;" % lab, text, re.M | re.S).group(1)
-    found = {}
-    for name, cmd in re.findall(r'^\tstep (\S+) (?:ok|fail) "(.*)"$', block, re.M):
-        cmd = cmd.replace("$T", t).replace("$B", b).replace('\\"', '"')
-        cmd = cmd.replace("\\$", "$").replace("\\\\", "\\")
-        found[name] = cmd
-    return found
+SHAPE = ["Goal", "Start and reset", "Background", "Steps", "What you should see",
+         "Check", "Exercises"]
+LABS = sorted(pagerun.labs())
 
 
 def page(lab):
-    with open(os.path.join(REPO, "docs", "labs", "lab%d.rst" % lab), encoding="utf-8") as f:
+    with open(pagerun.page_of(lab), encoding="utf-8") as f:
         return f.read()
 
 
-@pytest.mark.parametrize("lab", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+@pytest.mark.parametrize("lab", LABS)
 def test_page_shape(lab):
     text = page(lab)
     heads = re.findall(r"^(.+)\n-{3,}$", text, re.M)
-    assert heads == (FULL if lab >= 11 else SECTIONS)
+    assert heads == SHAPE
+    goal, start = text.index("\nGoal\n"), text.index("\nStart and reset\n")
+    assert ".. lab-time:: %d\n" % lab in text[goal:start], \
+        "the Time line (.. lab-time:: %d) belongs between Goal and Start and reset" % lab
 
 
-@pytest.mark.parametrize("lab", [1, 2, 3, 4, 5, 7, 8, 9, 10, 11])
-def test_captures_come_from_shown_commands(lab):
-    text = page(lab)
-    shown = set(re.findall(r"^   \$ (.+)$", text, re.M))
-    made = steps(lab)
-    included = re.findall(r"literalinclude:: \.\./captures/lab%d/(\S+)\.txt" % lab, text)
-    assert included, "lab %d includes no capture" % lab
-    for name in included:
-        assert name in made, "%s.txt is not made by labs/capture-series.sh" % name
-        path = os.path.join(REPO, "docs", "captures", "lab%d" % lab, name + ".txt")
-        assert os.path.getsize(path) > 0, "%s is empty: run make captures" % path
-        # A step may chain two commands the page shows on two lines.
-        parts = [p.strip() for p in made[name].split(" && ")] \
-            if made[name] not in shown else [made[name]]
-        assert made[name] in shown or all(any(p in s for s in shown) for p in parts), \
-            "lab %d: the command of capture %s is not on the page: %s" % (lab, name, made[name])
+@pytest.mark.parametrize("lab", LABS)
+def test_start_and_reset_runs_the_reset(lab):
+    blocks = pagerun.read_page(pagerun.page_of(lab))
+    first = blocks[0]
+    assert first.section == "Start and reset" and first.commands == ["vm/gcovlab reset %d" % lab]
 
 
-LAB6_SCRIPT = os.path.join(REPO, "labs", "capture-lab6.sh")
+@pytest.mark.parametrize("lab", LABS)
+def test_check_reads_the_students_results(lab):
+    """A Check looks at what the student made, not at the project's tests."""
+    blocks = [b for b in pagerun.read_page(pagerun.page_of(lab)) if b.section == "Check"]
+    assert blocks, "lab %d: its Check has no command" % lab
+    for block in blocks:
+        for cmd in block.commands:
+            assert "pytest" not in cmd and "tests/" not in cmd, cmd
 
 
-def lab6_steps():
-    """The steps of labs/capture-lab6.sh, in order: (name, command as the
-    page spells it)."""
-    with open(LAB6_SCRIPT, encoding="utf-8") as f:
-        text = f.read()
-    t = re.search(r"^T='([^']+)'", text, re.M).group(1)
-    found = []
-    for name, cmd in re.findall(r'^step (\S+) (?:ok|fail) "(.*)"$', text, re.M):
-        cmd = cmd.replace("$T", t).replace('\\"', '"')
-        cmd = cmd.replace("\\$", "$").replace("\\\\", "\\")
-        found.append((name, cmd))
-    return found
+@pytest.mark.parametrize("lab", LABS)
+def test_the_page_ends_on_the_baseline(lab):
+    """Every lab ends where the next starts (the runner checks the tree too)."""
+    blocks = [b for b in pagerun.read_page(pagerun.page_of(lab)) if not b.skip]
+    moves = [c for b in blocks for c in b.commands if re.search(
+        r"switch |vm/gcovlab (lab|reset) |--lab |--tree", c)]
+    if lab == 0:
+        # Lab 0 runs mainline: nothing moves the tree off the baseline
+        assert moves == ["vm/gcovlab reset 0"], moves
+        return
+    assert "switch baseline" in moves[-1], moves[-1]
 
 
-def test_lab6_every_step_is_on_the_page():
-    # Lab 6 has no long-running steps to leave out: the page shows every
-    # command of labs/capture-lab6.sh, in the order the script runs them,
-    # and every capture it includes comes from one of them.
-    text = page(6)
-    shown = re.findall(r"^   \$ (.+)$", text, re.M)
-    made = lab6_steps()
-    assert len(made) > 10
-    for name, cmd in made:
-        assert cmd in shown, "lab 6: the command of step %s is not on the page: %s" % (name, cmd)
-    at = -1
-    for name, cmd in made:
-        later = [i for i, s in enumerate(shown) if s == cmd and i > at]
-        assert later, "lab 6: step %s comes earlier on the page than in the script" % name
-        at = later[0]
-    names = dict(made)
-    included = re.findall(r"literalinclude:: \.\./captures/lab6/(\S+)\.txt", text)
-    assert included, "lab 6 includes no capture"
-    for name in included:
-        assert name in names, "%s.txt is not made by labs/capture-lab6.sh" % name
-        path = os.path.join(REPO, "docs", "captures", "lab6", name + ".txt")
-        assert os.path.getsize(path) > 0, "%s is empty: run labs/capture-lab6.sh" % path
-    assert made[-1][1] == "vm/gcovlab lab 0", "lab 6 must end on the baseline"
+def test_every_capture_is_shown_and_every_include_exists():
+    shown = set()
+    for lab in LABS:
+        for block in pagerun.read_page(pagerun.page_of(lab)):
+            if block.capture:
+                assert os.path.isfile(block.capture), \
+                    "%s includes %s, which does not exist: run tools/pagerun.py " \
+                    "--capture %d" % (block.where(), block.capture, lab)
+                shown.add(os.path.relpath(block.capture, REPO))
+    for lab in LABS:
+        folder = os.path.join(REPO, "docs", "captures", "lab%d" % lab)
+        for name in sorted(os.listdir(folder)):
+            rel = os.path.join("docs", "captures", "lab%d" % lab, name)
+            if name.endswith(".txt"):
+                assert rel in shown, "%s is on no page: remove it (stale)" % rel
+
+
+def test_every_lab_has_a_time():
+    times = pagerun.json.load(open(pagerun.TIMES, encoding="utf-8"))
+    missing = [n for n in LABS if "warm" not in times.get(str(n), {})]
+    assert not missing, "no measured time for labs %s: run tools/pagerun.py --capture" % missing

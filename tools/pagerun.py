@@ -22,7 +22,8 @@ fresh HOME, and then
 Comments the runner reads (invisible on the rendered page), put on the
 line before a console block:
 
-  .. runner: exit 1        the block's last command must exit 1
+  .. runner: exit 1        the block's last command must exit 1 ("any":
+                           its status is not checked, a race decides it)
   .. runner: skip          the block is not run (say why after "skip")
   .. runner: timeout 1800  seconds for the block (default 1200)
   .. runner: digits        numbers in the output vary (a race, a size):
@@ -34,6 +35,7 @@ Usage:
   tools/pagerun.py N [N ...]        run Lab N's page, check against the captures
   tools/pagerun.py --capture N ...  run it and rewrite its captures
   tools/pagerun.py --list N         print the steps without running them
+  tools/pagerun.py --capture --all  every lab, in course order (make captures)
 """
 
 import argparse
@@ -49,6 +51,9 @@ import sys
 import tempfile
 import time
 import tomllib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import artifacts  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABS_TOML = os.path.join(REPO, "labs", "index.toml")
@@ -128,9 +133,10 @@ def read_page(path):
         if m:
             key, value = m.groups()
             if key == "exit":
-                if not re.fullmatch(r"\d+", value):
-                    raise PageError("%s:%d: '.. runner: exit' wants a number" % (path, i + 1))
-                pending["exit"] = int(value)
+                if not re.fullmatch(r"\d+|any", value):
+                    raise PageError("%s:%d: '.. runner: exit' wants a number or "
+                                    "'any'" % (path, i + 1))
+                pending["exit"] = None if value == "any" else int(value)
             elif key == "timeout":
                 pending["timeout"] = int(value)
             elif key == "digits":
@@ -434,6 +440,12 @@ def _run(number, page, blocks, work, base, capture, log):
     result.seconds = time.monotonic() - start
     examine(blocks, outdir, home, work, result, capture)
     end_state(tree, number, result)
+    if capture and not result.problems and number in artifacts.MAKERS:
+        try:
+            made = artifacts.MAKERS[number](home, lambda t: normalise(t, home, work))
+            print("pagerun: lab %d: made %s" % (number, made), file=log, flush=True)
+        except (OSError, RuntimeError) as e:
+            result.problems.append("lab %d: %s" % (number, e))
     return result
 
 
@@ -454,7 +466,7 @@ def examine(blocks, outdir, home, work, result, capture):
                                        "ended the shell?)" % (block.where(), cmd))
                 return
             want = block.exit if c == len(block.commands) - 1 else 0
-            if rc != want:
+            if want is not None and rc != want:
                 result.problems.append(
                     "%s: `%s` exited %d, the page expects %d; its last lines:\n%s" % (
                         block.where(), cmd, rc, want,
@@ -539,7 +551,9 @@ def record_time(number, seconds, kind):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("labs", nargs="+", type=int, metavar="N")
+    ap.add_argument("labs", nargs="*", type=int, metavar="N")
+    ap.add_argument("--all", action="store_true",
+                    help="every lab of labs/index.toml, in course order")
     ap.add_argument("--capture", action="store_true",
                     help="rewrite the captures the page includes and its time")
     ap.add_argument("--cold", action="store_true",
@@ -547,6 +561,10 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true", help="print the steps only")
     ap.add_argument("--keep", metavar="DIR", help="keep the run's files in DIR")
     args = ap.parse_args(argv)
+    if args.all:
+        args.labs = sorted(labs())
+    if not args.labs:
+        ap.error("name a lab (N) or --all")
     failed = 0
     for number in args.labs:
         try:

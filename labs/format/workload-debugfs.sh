@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # docs/debugfs-persistence.rst: the debugfs gcov/ interface, step by step,
-# on the kernel it runs on (labs/capture-format.sh runs it on mainline):
+# on the kernel it runs on (tools/capture-format.sh runs it on mainline):
 # where the file is and who may read it, what a read returns, what a
 # write does, and what happens to the counters at rmmod and insmod.
 #

@@ -3,7 +3,7 @@
 # Where did make take GCOV from?  Reads $(DIR)/Makefile like kbuild reads
 # a directory's Makefile, then prints GCOV and $(origin GCOV).  With
 # SUB=1 a sub-make (MAKELEVEL 1) does the same first, as kbuild runs one
-# make per directory.  docs/kbuild-gcov.rst; labs/capture-kbuild.sh runs it.
+# make per directory.  docs/kbuild-gcov.rst; tools/capture-kbuild.sh runs it.
 #
 #   make -s -f origin.mk DIR=<directory> [SUB=1]
 

@@ -2,7 +2,7 @@
 #
 # A model of the series' GCOV rule (scripts/Makefile.lib, patch 0003),
 # cut down to what decides whether one object, foo.o, gets CFLAGS_GCOV.
-# docs/kbuild-gcov.rst explains it; labs/capture-kbuild.sh runs it.
+# docs/kbuild-gcov.rst explains it; tools/capture-kbuild.sh runs it.
 #
 #   make -s -f rule.mk DIR=<directory> [CONFIG_GCOV_PROFILE_ALL=y]
 #

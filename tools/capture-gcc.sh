@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-gcc.sh: compile the small C files in labs/gcc/ and keep
+# tools/capture-gcc.sh: compile the small C files in labs/gcc/ and keep
 # what GCC and binutils say about them, for the pages "How GCC instruments
 # code" and "The compiler guard".  Needs only gcc, binutils and gcov-dump
 # (the gcc package); clang is used when it is installed.
 #
-#   labs/capture-gcc.sh [DEST]     DEST defaults to docs/captures/gcc
+#   tools/capture-gcc.sh [DEST]     DEST defaults to docs/captures/gcc
 #
 # Every DEST/<name>.txt holds one or more commands, each on a line that
 # starts with "$ ", followed by what the command printed (stdout and
@@ -24,7 +24,7 @@
 
 set -eu
 
-me=labs/capture-gcc.sh
+me=tools/capture-gcc.sh
 
 die() {
 	printf '%s: %s\n' "$me" "$*" >&2

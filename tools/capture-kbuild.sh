@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-kbuild.sh: run GNU make on the models in labs/kbuild/ and
+# tools/capture-kbuild.sh: run GNU make on the models in labs/kbuild/ and
 # keep what it prints, for the page "kbuild GCOV variables"
 # (docs/kbuild-gcov.rst).  Needs only make; no kernel tree.
 #
-#   labs/capture-kbuild.sh [DEST]     DEST defaults to docs/captures/kbuild
+#   tools/capture-kbuild.sh [DEST]     DEST defaults to docs/captures/kbuild
 #
 # DEST/precedence.txt is a table: for each combination of GCOV_foo.o
 # (per object), GCOV (per directory) and CONFIG_GCOV_PROFILE_ALL, the
@@ -21,7 +21,7 @@
 
 set -eu
 
-me=labs/capture-kbuild.sh
+me=tools/capture-kbuild.sh
 
 die() {
 	printf '%s: %s\n' "$me" "$*" >&2

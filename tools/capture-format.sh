@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/capture-format.sh: produce the real output that the pages "The
+# tools/capture-format.sh: produce the real output that the pages "The
 # gcov_info layout", "In-memory to in-file counter reordering", "The .gcda
 # format" and "The debugfs interface and persistence" show.
 #
-#   labs/capture-format.sh [--host-only] [DEST]   DEST: docs/captures/format
+#   tools/capture-format.sh [--host-only] [DEST]   DEST: docs/captures/format
 #
 # Host part: compiles labs/format/*.c with gcc and runs them, the model of
 # the kernel's writer (kwriter.c), gcov-dump, od, gcov and the tools
@@ -29,7 +29,7 @@
 
 set -eu
 
-me=labs/capture-format.sh
+me=tools/capture-format.sh
 
 die() {
 	printf '%s: %s\n' "$me" "$*" >&2

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Every lab page, followed literally, in course order (Labs 0 to 10).
+
+tools/pagerun.py reads the page, types its console blocks' commands into
+one bash session (fresh HOME, from the top of the checkout, starting on a
+clean baseline) and fails the lab, naming the page line, the step and the
+command, when:
+
+* a command's exit status is not the page's (0, or its ``.. runner:
+  exit N``);
+* the prose says to look for a text that the output shown above it does
+  not have (a ``:lines:`` that hides it counts);
+* a capture the page shows has drifted from what the command prints now,
+  after masking times, timestamps, stamps and paths;
+* the page does not end on a clean baseline, where the next lab starts.
+
+The kernels are those the other tests build (the work directory is
+shared), so a warm run boots but rarely builds.  Lab 11 needs the debug
+kernels: make check-debug runs its page (tests/debug/test_lab11_page.py).
+tests/unit/test_pagerun.py shows that each kind of fault is caught.
+"""
+
+import os
+import sys
+
+import pytest
+
+from conftest import REPO
+
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import pagerun  # noqa: E402
+
+LABS = [n for n in sorted(pagerun.labs()) if n != 11]
+
+
+@pytest.mark.parametrize("number", LABS)
+def test_lab_page_runs_as_written(tree, number, tmp_path):
+    result = pagerun.run_lab(number, base=str(tmp_path))
+    print("lab %d: %d s" % (number, result.seconds))
+    if result.problems:
+        pytest.fail("Lab %d, followed literally (tools/pagerun.py %d):\n- %s" % (
+            number, number, "\n- ".join(result.problems)), pytrace=False)
