@@ -53,11 +53,9 @@ html:
 	$(PYTHON) -m sphinx -W --keep-going -b html . _build/html
 
 captures:
-	labs/capture.sh
-	for n in 1 2 3 4 5 7 8 9 10 11; do labs/capture-series.sh $$n || exit 1; done
+	$(PYTHON) tools/pagerun.py --capture --all
 	tools/capture-gcc.sh
 	tools/capture-kbuild.sh
-	labs/capture-lab6.sh
 	tools/capture-format.sh
 
 bench:

@@ -32,7 +32,8 @@ def test_baseline_removes_mainline_gcov(tree):
                  "MAINTAINERS", "Documentation/dev-tools/gcov.rst",
                  "Documentation/admin-guide/kernel-parameters.txt"):
         assert path in changed, path
-    # Nothing outside the list of DESIGN.md is touched.
+    # Nothing outside the list in docs/architecture.rst ("The baseline
+    # tree") is touched.
     assert all(p.startswith(("kernel/gcov/", "Documentation/", "arch/Kconfig", "kernel/Makefile",
                              "scripts/Makefile.lib", "Makefile", "MAINTAINERS"))
                for p in changed), changed

@@ -3,9 +3,9 @@
 
 Linux 6.1 already carries the descendant of the 2008 series.  To let the
 labs rebuild it, the baseline removes exactly what the series adds again
-(see DESIGN.md, "The baseline tree") and keeps the shared infrastructure
-other subsystems use (CONFIG_CONSTRUCTORS, seq_write(), compiler macros,
-mainline's inert GCOV_PROFILE := n lines).
+(see docs/architecture.rst, "The baseline tree") and keeps the shared
+infrastructure other subsystems use (CONFIG_CONSTRUCTORS, seq_write(),
+compiler macros, mainline's inert GCOV_PROFILE := n lines).
 
 Each edit names the exact text it removes.  If a future 6.1.y changes that
 text, the step stops and says which file and which block it could not
