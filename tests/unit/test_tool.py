@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The tool's pieces that need no kernel, tested alone (seconds).
+
+The guest's data channel parser (every way a transfer can be damaged),
+the initramfs cpio writer (read back by an independent reader, and by
+cpio(1) when it is installed), the kernel-parameter and lab-number
+checks, the kernel configurations of labs/index.toml, and reset's
+renaming of a student's branches.
+"""
+
+import argparse
+import base64
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "vm"))
+
+from gcovlablib import cli, guest, kbuild, labs, reset  # noqa: E402
+from gcovlablib.util import GcovlabError  # noqa: E402
+
+
+# --- the data channel ------------------------------------------------------
+
+def sent(rel, data, size=None, digest=None, body=None):
+    enc = body if body is not None else base64.b64encode(data).decode()
+    lines = [enc[i:i + 76] for i in range(0, len(enc), 76)]
+    return "\n".join(["GCOVLAB-FILE %d %s %s" % (
+        len(data) if size is None else size,
+        digest or hashlib.sha256(data).hexdigest(), rel)] + lines + ["GCOVLAB-END"])
+
+
+def channel(*files, status=0, done=None):
+    parts = ["GCOVLAB-STATUS %d" % status] + list(files)
+    parts.append("GCOVLAB-DONE %d" % (len(files) if done is None else done))
+    return "\n".join(parts) + "\n"
+
+
+def test_transfer_good(tmp_path):
+    data = bytes(range(256)) * 5
+    status, files = guest.parse_transfer(channel(sent("a/b.gcda", data), status=3),
+                                         str(tmp_path / "console.log"))
+    assert status == 3 and files == {"a/b.gcda": data}
+
+
+def test_transfer_with_carriage_returns(tmp_path):
+    text = channel(sent("x.gcda", b"abc")).replace("\n", "\r\n")
+    assert guest.parse_transfer(text, str(tmp_path / "c"))[1] == {"x.gcda": b"abc"}
+
+
+@pytest.mark.parametrize("rel", ["/etc/passwd", "../x.gcda", "a/../../x", "a//b", "./a"])
+def test_transfer_unsafe_path(tmp_path, rel):
+    with pytest.raises(GcovlabError, match="unsafe path"):
+        guest.parse_transfer(channel(sent(rel, b"x")), str(tmp_path / "c"))
+
+
+def test_transfer_bad_base64(tmp_path):
+    with pytest.raises(GcovlabError, match="not valid base64"):
+        guest.parse_transfer(channel(sent("a.gcda", b"abcd", body="@@@@")), str(tmp_path / "c"))
+
+
+def test_transfer_size_mismatch(tmp_path):
+    with pytest.raises(GcovlabError, match="arrived damaged: the guest sent 5 bytes"):
+        guest.parse_transfer(channel(sent("a.gcda", b"abcd", size=5)), str(tmp_path / "c"))
+
+
+def test_transfer_sha_mismatch(tmp_path):
+    with pytest.raises(GcovlabError, match="arrived damaged"):
+        guest.parse_transfer(channel(sent("a.gcda", b"abcd", digest="0" * 64)),
+                             str(tmp_path / "c"))
+
+
+def test_transfer_file_count(tmp_path):
+    with pytest.raises(GcovlabError, match="sent 1 files but announced 2"):
+        guest.parse_transfer(channel(sent("a.gcda", b"x"), done=2), str(tmp_path / "c"))
+
+
+def test_transfer_guest_stopped_early(tmp_path):
+    console = tmp_path / "console.log"
+    console.write_text("Kernel panic - not syncing: boom\n")
+    with pytest.raises(GcovlabError, match="(?s)before it ran the workload.*Kernel panic"):
+        guest.parse_transfer("", str(console))
+    with pytest.raises(GcovlabError, match="before it sent all coverage data"):
+        guest.parse_transfer("GCOVLAB-STATUS 0\n", str(console))
+
+
+# --- the cpio writer ---------------------------------------------------------
+
+def read_newc(data):
+    """An independent newc reader: [(name, mode, rdevmajor, rdevminor, data)]."""
+    out, pos = [], 0
+    while True:
+        assert data[pos:pos + 6] == b"070701", "bad magic at %d" % pos
+        f = [int(data[pos + 6 + 8 * k:pos + 14 + 8 * k], 16) for k in range(13)]
+        namesize, filesize = f[11], f[6]
+        name = data[pos + 110:pos + 110 + namesize - 1].decode()
+        pos += 110 + namesize
+        pos += -pos % 4
+        body = data[pos:pos + filesize]
+        pos += filesize
+        pos += -pos % 4
+        if name == "TRAILER!!!":
+            assert pos == len(data)
+            return out
+        out.append((name, f[1], f[9], f[10], body))
+
+
+def test_cpio_round_trip(tmp_path):
+    c = guest.Cpio()
+    c.dir("dev")
+    c.chardev("dev/console", 5, 1)
+    c.file("init", b"#!/bin/sh\necho hi\n", mode=0o755)
+    c.file("odd", b"x" * 5)
+    entries = read_newc(c.bytes())
+    assert [e[0] for e in entries] == ["dev", "dev/console", "init", "odd"]
+    assert entries[1][2:4] == (5, 1) and oct(entries[2][1]) == "0o100755"
+    assert entries[3][4] == b"xxxxx"
+    if shutil.which("cpio"):
+        path = tmp_path / "a.cpio"
+        path.write_bytes(c.bytes())
+        listing = subprocess.run(["cpio", "-it"], stdin=open(path, "rb"),
+                                 capture_output=True, text=True, check=True).stdout
+        assert listing.split() == ["dev", "dev/console", "init", "odd"]
+
+
+# --- command-line values -------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["", "gcov_persist=0", "a=1 b=2 quiet"])
+def test_kernel_params_accepted(text):
+    assert cli.kernel_params(text) == text
+
+
+@pytest.mark.parametrize("text,why", [
+    ("a  b", "single spaces"), ("a\tb", "printable"), ("x" * 513, "512"),
+    ("console=ttyS1", "set by gcovlab"), ("panic=0 a=1", "set by gcovlab"),
+    ("rdinit=/bin/sh", "set by gcovlab")])
+def test_kernel_params_refused(text, why):
+    with pytest.raises(argparse.ArgumentTypeError, match=why):
+        cli.kernel_params(text)
+
+
+@pytest.mark.parametrize("text", ["-1", "1.5", "seven", "", "0x3"])
+def test_lab_number_refused(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="whole number"):
+        cli.lab_number(text)
+
+
+def test_every_lab_has_a_configuration_and_its_patches():
+    for number, lab in labs.load().items():
+        config = labs.kernel_config(number)
+        assert config in ("mainline", "lab", "lab-all", "lab-smp", "lab-debug"), config
+        if lab["kernel"] == "series":
+            assert len(labs.patches(number)) == lab["patches"]
+            assert kbuild.vcpus(config) >= 1
+
+
+# --- reset ---------------------------------------------------------------------
+
+def test_spare_name_counts_up():
+    taken = {"my-lab1.old-1", "my-lab1.old-2"}
+    assert reset.spare_name(taken.__contains__, "my-lab1") == "my-lab1.old-3"
+
+
+def test_lab_branches_are_the_page_s_own(tmp_path):
+    repo = str(tmp_path / "t")
+    subprocess.run(["git", "init", "-q", "-b", "baseline", repo], check=True)
+    subprocess.run(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    for b in ["lab-1", "my-lab1", "my-lab1-before", "my-lab10", "my-lab1.old-1", "mine"]:
+        subprocess.run(["git", "-C", repo, "branch", b], check=True)
+    assert sorted(reset.lab_branches(repo, 1)) == ["my-lab1", "my-lab1-before"]
+    assert reset.lab_branches(repo, 10) == ["my-lab10"]
+
+
+def test_output_folder_made_by_gcovlab(tmp_path):
+    run = tmp_path / "lab7" / "basic"
+    run.mkdir(parents=True)
+    assert not reset.made_by_gcovlab(str(tmp_path / "lab7"))
+    (run / ".gcovlab-out").write_text("{}")
+    assert reset.made_by_gcovlab(str(tmp_path / "lab7"))
