@@ -89,6 +89,9 @@ def test_every_capture_is_shown_and_every_include_exists():
 
 
 def test_every_lab_has_a_time():
-    times = pagerun.json.load(open(pagerun.TIMES, encoding="utf-8"))
-    missing = [n for n in LABS if "warm" not in times.get(str(n), {})]
+    """Labs 0-10 (make check runs them); Lab 11's page runs on the debug
+    kernels, and its time comes with make captures."""
+    with open(pagerun.TIMES, encoding="utf-8") as f:
+        times = pagerun.json.load(f)
+    missing = [n for n in LABS if n != 11 and "warm" not in times.get(str(n), {})]
     assert not missing, "no measured time for labs %s: run tools/pagerun.py --capture" % missing

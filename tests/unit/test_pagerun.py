@@ -152,3 +152,13 @@ def test_digits_masks_numbers_of_one_block_only(tmp_path):
         block("echo kept 17", "b.txt")
     result = run(tmp_path, body, {"a.txt": "lost 99\n", "b.txt": "kept 99\n"})
     assert len(result.problems) == 1 and "b.txt" in result.problems[0]
+
+
+def test_paths_as_a_student_s_machine_shows_them():
+    home, work = "/tmp/h", "/srv/w"
+    text = "/tmp/h/lab8 ~/x /srv/w/build /tmp/h/lab8/gcda/srv/w/build/init/main.gcda " \
+        "/tmp/h/lab7/gcda/tmp/h/lab7/build"
+    assert pagerun.normalise(text, home, work) == (
+        "~/lab8 ~/x ~/.cache/gcov-kernel-labs/build "
+        "~/lab8/gcda/<home>/.cache/gcov-kernel-labs/build/init/main.gcda "
+        "~/lab7/gcda/<home>/lab7/build")
