@@ -298,6 +298,8 @@ MASKS = [
     (re.compile(r"\bident=\d+"), "ident=<ident>"),
     (re.compile(r"\blineno_checksum=0x[0-9a-f]+"), "lineno_checksum=<checksum>"),
     (re.compile(r"\b[0-9a-f]{12,40}\b"), "<hash>"),
+    # git log --oneline: a student's commits get new ids on every run
+    (re.compile(r"^[0-9a-f]{7,11} "), "<hash> "),
     (re.compile(r"\b\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?"), "<date>"),
     (re.compile(r"/tmp/[\w.-]+"), "/tmp/<tmp>"),
 ]

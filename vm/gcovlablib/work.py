@@ -22,7 +22,11 @@ class Work:
     def __init__(self, root=None):
         root = root or os.environ.get("GCOVLAB_WORK") or os.path.join(
             os.path.expanduser("~"), ".cache", "gcov-kernel-labs")
-        root = os.path.abspath(root)
+        # The real path: objects record the path they were compiled in (the
+        # .gcda names, the debugfs tree), so a work directory reached
+        # through a symbolic link (~/.cache on another disk) must give the
+        # same paths whichever way it is reached.
+        root = os.path.realpath(root)
         if os.path.exists(root) and not os.path.isdir(root):
             raise GcovlabError("GCOVLAB_WORK=%s is not a directory; point it "
                                "at a directory (it is created if missing)" % root)
