@@ -43,7 +43,8 @@ def test_pages_exist(site):
     pages = set(pagecheck.html_pages(site))
     for page in ("index.html", "docs/setup.html", "docs/lab-loop.html",
                  "docs/labs/lab0.html", "docs/instructors.html",
-                 "docs/licence.html"):
+                 "docs/licence.html", "docs/glossary.html",
+                 "docs/troubleshooting.html", "docs/architecture.html"):
         assert page in pages
 
 
