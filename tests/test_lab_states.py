@@ -84,7 +84,7 @@ def test_own_commits_on_a_lab_branch_are_refused(on_baseline):
         proc = gcovlab("lab", "1")
         assert proc.returncode != 0
         assert "has commits gcovlab did not make" in proc.stderr
-        assert "git -C %s branch my-lab-1 lab-1" % TREE in proc.stderr
+        assert "git -C %s branch my-lab1 lab-1" % TREE in proc.stderr
         assert git("rev-parse", "lab-1") == mine
     finally:
         git("branch", "--force", "lab-1", tip)

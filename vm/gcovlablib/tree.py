@@ -384,15 +384,16 @@ def _lab_branch(work, number, patches):
     key = series_key(patches)
     tip = branch_tip(tree, branch)
     made = config_get(tree, "gcovlab.%s.tip" % branch)
+    mine = "my-lab%d" % number      # the name the lab pages use
     if tip and made != tip:
         raise GcovlabError(
             "branch %s of %s has commits gcovlab did not make (gcovlab made %s, the "
             "branch is at %s).  Lab branches belong to gcovlab; keep your commits on "
             "a branch of your own and let gcovlab make %s again:\n"
-            "    git -C %s branch my-%s %s && git -C %s checkout my-%s && git -C %s branch -D %s\n"
+            "    git -C %s branch %s %s && git -C %s checkout %s && git -C %s branch -D %s\n"
             "Then run the command again." %
-            (branch, tree, (made or "none")[:12], tip[:12], branch, tree, branch, branch,
-             tree, branch, tree, branch))
+            (branch, tree, (made or "none")[:12], tip[:12], branch, tree, mine, branch,
+             tree, mine, tree, branch))
     if tip and config_get(tree, "gcovlab.%s.key" % branch) == key:
         checkout(tree, branch)
         return
