@@ -19,12 +19,12 @@ PYTHON   := /usr/bin/python3
 GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
-SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/stress/stress.sh labs/stress/lab11.sh tools/export-series.sh labs/bench.sh \
-	tools/capture-gcc.sh tools/capture-kbuild.sh \
-	tools/capture-format.sh $(wildcard labs/format/*.sh) \
-	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh) \
-	$(wildcard labs/driver/*.sh) \
-	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
+SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
+	tools/export-series.sh tools/bench.sh \
+	tools/capture-gcc.sh tools/capture-kbuild.sh tools/capture-format.sh \
+	$(wildcard docs/examples/format/*.sh) \
+	$(wildcard labs/*/*.sh) $(wildcard labs/*/*/*.sh) \
+	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh)
 
 .PHONY: demo check check-debug html captures bench bench-read shellcheck clean help
 
@@ -59,10 +59,10 @@ captures:
 	tools/capture-format.sh
 
 bench:
-	labs/bench.sh $(BENCH)
+	tools/bench.sh $(BENCH)
 
 bench-read:
-	$(PYTHON) labs/bench-read.py $(BENCH_READ)
+	$(PYTHON) tools/bench-read.py $(BENCH_READ)
 
 shellcheck:
 	shellcheck $(SHELL_SCRIPTS)

@@ -79,7 +79,7 @@ def lab_kernel(tree):
 # boot banners, "kasan: KernelAddressSanitizer initialized" or "kmemleak:
 # Kernel memory leak detector initialized", match none of them).  kmemleak's
 # background scan is not among them: it also reports objects of early boot
-# (ACPI's caches); labs/stress/lab11.sh counts leaks without those.  Nor is
+# (ACPI's caches); labs/lab11/lab11.sh counts leaks without those.  Nor is
 # a bare "Call Trace:": an allocation that fails on purpose (failslab)
 # prints one with its "vmalloc error" warning.
 KERNEL_REPORTS = ("BUG:", "Oops", "WARNING:", "general protection", "INFO: task",
@@ -88,7 +88,7 @@ KERNEL_REPORTS = ("BUG:", "Oops", "WARNING:", "general protection", "INFO: task"
 
 
 def check_stress(out, proc, cpus):
-    """What labs/stress/stress.sh must leave: every worker did its work, no
+    """What labs/lab11/stress.sh must leave: every worker did its work, no
     operation that must succeed failed, the guest did not stall, the
     kernel reported nothing, and every .gcda that came out parses."""
     summary = "\n".join(l for l in proc.stdout.splitlines() if l.startswith("stress:"))

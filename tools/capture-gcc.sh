@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/capture-gcc.sh: compile the small C files in labs/gcc/ and keep
+# tools/capture-gcc.sh: compile the small C files in docs/examples/gcc/ and keep
 # what GCC and binutils say about them, for the pages "How GCC instruments
 # code" and "The compiler guard".  Needs only gcc, binutils and gcov-dump
 # (the gcc package); clang is used when it is installed.
@@ -11,7 +11,7 @@
 # Every DEST/<name>.txt holds one or more commands, each on a line that
 # starts with "$ ", followed by what the command printed (stdout and
 # stderr together), exactly as it printed it.  The commands run in a
-# fresh temporary directory that holds copies of labs/gcc/*.c, so every
+# fresh temporary directory that holds copies of docs/examples/gcc/*.c, so every
 # path in the output is relative, except the working directory that
 # gcov-dump prints for a .gcno file and the .gcda file name that GCC
 # stores in the object: there the temporary directory's name is written
@@ -58,7 +58,7 @@ mkdir -p "$dest"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/capture-gcc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-cp labs/gcc/*.c "$tmp/"
+cp docs/examples/gcc/*.c "$tmp/"
 
 # The same output whatever the maintainer's locale.
 LC_ALL=C.UTF-8

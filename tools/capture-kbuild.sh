@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/capture-kbuild.sh: run GNU make on the models in labs/kbuild/ and
+# tools/capture-kbuild.sh: run GNU make on the models in docs/examples/kbuild/ and
 # keep what it prints, for the page "kbuild GCOV variables"
 # (docs/kbuild-gcov.rst).  Needs only make; no kernel tree.
 #
@@ -9,11 +9,11 @@
 #
 # DEST/precedence.txt is a table: for each combination of GCOV_foo.o
 # (per object), GCOV (per directory) and CONFIG_GCOV_PROFILE_ALL, the
-# script writes the directory's Makefile, runs labs/kbuild/rule.mk on it
+# script writes the directory's Makefile, runs docs/examples/kbuild/rule.mk on it
 # and reports what make decided for foo.o.  "unset" means the Makefile
 # has no such line, "(empty)" a line that assigns nothing.
 #
-# DEST/origin.txt (labs/kbuild/origin.mk) and DEST/rule.txt (rule.mk)
+# DEST/origin.txt (docs/examples/kbuild/origin.mk) and DEST/rule.txt (rule.mk)
 # hold commands, each after "$ ", and what they printed.
 # They run in a temporary directory with copies of the two models and
 # two directories: plain/ (an empty Makefile) and boot/ (GCOV := n, as
@@ -53,7 +53,7 @@ mkdir -p "$dest"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/capture-kbuild.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-cp labs/kbuild/rule.mk labs/kbuild/origin.mk "$tmp/"
+cp docs/examples/kbuild/rule.mk docs/examples/kbuild/origin.mk "$tmp/"
 
 LC_ALL=C.UTF-8
 export LC_ALL

@@ -3,13 +3,13 @@
 vCPUs, KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, kmemleak, the
 hung-task and soft-lockup detectors, failslab).
 
-- v2 runs labs/stress/lab11.sh clean: the concurrency workload, bad input
+- v2 runs labs/lab11/lab11.sh clean: the concurrency workload, bad input
   (badio, a reader who is not root, gcov_persist= garbage on the command
   line), failslab during a module load and a .gcda read (every allocation
-  failed in turn, labs/stress/failnth.c), and a kmemleak scan,
+  failed in turn, labs/lab11/failnth.c), and a kmemleak scan,
   with no report from any checker; then the workload again with
   gcov_persist=0.
-- v1's debugfs bug put back (labs/stress/v1-remove-under-lock.patch, as the
+- v1's debugfs bug put back (labs/lab11/v1-remove-under-lock.patch, as the
   Lab 11 page does) stops the same workload, and the hung-task detector
   says where.
 - Mainline 6.1's own gcov code under the same workload and debug kernel
@@ -26,7 +26,7 @@ import pytest
 
 from conftest import KERNEL_REPORTS, REPO, check_stress, gcovlab, ok
 
-STRESS = os.path.join(REPO, "labs", "stress")
+STRESS = os.path.join(REPO, "labs", "lab11")
 IDENT = ["-c", "user.name=gcovlab-test", "-c", "user.email=test@gcov-kernel-labs.invalid"]
 GARBAGE = "gcov_persist=garbage gcov_persist=-1 gcov_persist=99999999999999999999"
 

@@ -2,7 +2,7 @@
 """Lab 10: counters on SMP (patch 0011).
 
 The Lab 10 kernel (patches 1-10, CONFIG_SMP, two vCPUs under MTTCG) runs
-labs/smp/gcovrace: every CPU calls gcovrace_hit() a million times at
+labs/lab10/gcovrace: every CPU calls gcovrace_hit() a million times at
 once.  With plain counter updates increments get lost; that is racy, so
 it is shown (printed), not asserted.  With patch 0011 applied
 (-fprofile-update=prefer-atomic) the function's count must equal the
@@ -17,8 +17,8 @@ import pytest
 
 from conftest import REPO, check_stress, gcovlab, ok
 
-SMP = os.path.join(REPO, "labs", "smp")
-STRESS = os.path.join(REPO, "labs", "stress")
+SMP = os.path.join(REPO, "labs", "lab10")
+STRESS = os.path.join(REPO, "labs", "lab11")
 WORKLOAD = os.path.join(SMP, "workload.sh")
 IDENT = ["-c", "user.name=gcovlab-test", "-c", "user.email=test@gcov-kernel-labs.invalid"]
 
