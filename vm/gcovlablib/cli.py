@@ -14,6 +14,7 @@ import sys
 from . import guest, kbuild, labs, report
 from . import reset as resetmod
 from . import tree as treemod
+from .config import Config
 from .util import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, GcovlabError,
                    not_installed, run, say, warn, OUT_MARKER)
 from .work import VM, Work
@@ -231,22 +232,24 @@ def pick_kernel(args):
     variant = getattr(args, "variant", None)
     suffix = " (%s)" % variant if variant else ""
     if args.mainline:
-        return kbuild.config_name("mainline", variant), "GCOV_PROFILE", "mainline" + suffix
+        config = Config("mainline", variant)
+        return config, config.profile_var, "mainline" + suffix
     if args.tree:
-        return kbuild.config_name("lab", variant), "GCOV", "the current tree" + suffix
+        config = Config("lab", variant)
+        return config, config.profile_var, "the current tree" + suffix
     if variant:
         raise GcovlabError("--variant goes with --tree or --mainline; a lab's variant "
                            "is set in labs/index.toml", EXIT_USAGE)
     number = 0 if args.lab is None else args.lab
     config = labs.kernel_config(number)
-    return config, ("GCOV" if config.startswith("lab") else "GCOV_PROFILE"), "lab %d" % number
+    return config, config.profile_var, "lab %d" % number
 
 
 def prepare_tree(work, args):
     """Make the tree, and for a series lab move it to that lab's branch."""
     treemod.ensure(work)
     if getattr(args, "lab", None) is not None and not args.mainline and not args.tree:
-        if labs.kernel_config(args.lab).startswith("lab"):
+        if not labs.kernel_config(args.lab).is_mainline:
             treemod.lab_branch(work, args.lab, labs.patches(args.lab))
 
 
@@ -410,7 +413,7 @@ def cmd_run(work, args):
     if not make_report(out, build_dir, title):
         export = os.path.exists(os.path.join(kbuild.source_dir(work, config),
                                              "kernel", "gcov", "fs.c"))
-        if config.startswith("lab") and not export:
+        if not Config.parse(config).is_mainline and not export:
             say("no .gcda came back, as expected: %s has no debugfs gcov export yet "
                 "(the series adds it in Lab 7).  The workload ran; its output is in "
                 "%s/workload.log and the kernel's in %s/console.log.  No report made."
@@ -526,10 +529,10 @@ def repeats(ref, again):
 
 def cmd_compare(work, args):
     config = labs.kernel_config(args.lab)
-    if not config.startswith("lab"):
+    if config.is_mainline:
         raise GcovlabError("--lab %d is the mainline kernel itself; name a series lab"
                            % args.lab, EXIT_USAGE)
-    variant = config[len("lab-"):] if config.startswith("lab-") else None
+    variant = config.variant
     out = os.path.abspath(args.out)
     common = dict(module=args.module, workload=args.workload, out=out, tree=False,
                   random_seed=args.random_seed, timeout=args.timeout, accel=args.accel,
