@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "vm"))
 
 from gcovlablib import guest, kbuild  # noqa: E402
 from gcovlablib import tree as treemod  # noqa: E402
-from gcovlablib.cli import workload_output  # noqa: E402
+from gcovlablib.runs import workload_output  # noqa: E402
 from gcovlablib.util import (EXIT_TIMEOUT, GcovlabError, Lock, output,  # noqa: E402
                              run, seconds, tail, warn)
 from gcovlablib.work import REPO, Work  # noqa: E402
