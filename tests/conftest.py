@@ -6,6 +6,7 @@ GCOVLAB_WORK or ~/.cache/gcov-kernel-labs, and are reused across tests and
 across runs: a warm 'make check' rebuilds nothing.
 """
 
+import contextlib
 import os
 import re
 import subprocess
@@ -108,3 +109,23 @@ def check_stress(out, proc, cpus):
     for path in files:
         subprocess.run(["gcov-dump", "-l", path], check=True, capture_output=True)
     return console
+
+
+# The identity of the commits a test makes on a branch of its own.
+IDENT = ["-c", "user.name=gcovlab-test", "-c", "user.email=test@gcov-kernel-labs.invalid"]
+
+
+@contextlib.contextmanager
+def patched_branch(tree, start, name, patch):
+    """A branch of the test's own, START plus PATCH (git am), checked out for
+    the block; afterwards the tree is back on START and the branch is gone,
+    whatever happened (an interrupted git am included)."""
+    subprocess.run(["git", "-C", tree, "switch", "-q", "-c", name, start], check=True)
+    try:
+        subprocess.run(["git"] + IDENT + ["-C", tree, "am", "-q", patch], check=True)
+        yield
+    finally:
+        subprocess.run(["git", "-C", tree, "am", "--abort"], stderr=subprocess.DEVNULL)
+        subprocess.run(["git", "-C", tree, "switch", "-q", start])
+        subprocess.run(["git", "-C", tree, "branch", "-q", "-D", name],
+                       stderr=subprocess.DEVNULL)

@@ -89,16 +89,23 @@ def fragments(config):
     return [os.path.join(VM, name) for name in CONFIGS[config]]
 
 
+def config_lines(path):
+    """The CONFIG_X=value settings of a .config or a fragment, as a dict."""
+    got = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("CONFIG_") and "=" in line:
+                key, value = line.split("=", 1)
+                got[key] = value
+    return got
+
+
 def wanted_options(config):
-    """CONFIG_X=value lines the fragments ask for."""
+    """CONFIG_X=value lines the fragments ask for (later fragments win)."""
     want = {}
     for frag in fragments(config):
-        with open(frag, encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if line.startswith("CONFIG_") and "=" in line:
-                    key, value = line.split("=", 1)
-                    want[key] = value
+        want.update(config_lines(frag))
     return want
 
 
@@ -137,14 +144,7 @@ def undefined_options(src, options):
 
 
 def read_config(out):
-    got = {}
-    with open(os.path.join(out, ".config"), encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("CONFIG_") and "=" in line:
-                key, value = line.split("=", 1)
-                got[key] = value
-    return got
+    return config_lines(os.path.join(out, ".config"))
 
 
 def configure(work, config):
