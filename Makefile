@@ -20,7 +20,7 @@ GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
-	tools/export-series.sh tools/bench.sh \
+	tools/export-series.sh tools/bench.sh tools/capture-lib.sh \
 	tools/capture-gcc.sh tools/capture-kbuild.sh tools/capture-format.sh \
 	$(wildcard docs/examples/format/*.sh) \
 	$(wildcard labs/*/*.sh) $(wildcard labs/*/*/*.sh) \

@@ -30,11 +30,8 @@
 set -eu
 
 me=tools/capture-format.sh
-
-die() {
-	printf '%s: %s\n' "$me" "$*" >&2
-	exit 1
-}
+# shellcheck source=tools/capture-lib.sh
+. "$(dirname "$0")/capture-lib.sh"
 
 host_only=
 case ${1:-} in
@@ -48,73 +45,27 @@ case ${1:-} in
 	;;
 esac
 [ $# -le 1 ] || die "usage: $me [--host-only] [DEST]"
-
-dest=${1:-}
-if [ -n "$dest" ]; then
-	case $dest in
-	/*) ;;
-	*) dest=$(pwd)/$dest ;;
-	esac
-fi
-cd "$(dirname "$0")/.."
+capture_args format "$@"
 repo=$(pwd -P)
-[ -n "$dest" ] || dest=$repo/docs/captures/format
 
-for tool in gcc gcov gcov-dump od nm cmp; do
-	command -v "$tool" >/dev/null 2>&1 ||
-		die "$tool is not installed; run ./setup.sh to install what the labs need"
-done
+need gcc gcov gcov-dump od nm cmp
 
 scratch=${TMPDIR:-/tmp}/gcovlab-format
 shown=/tmp/gcovlab-format
+work=$scratch
 if [ -e "$scratch" ] || [ -L "$scratch" ]; then
 	if [ -L "$scratch" ] || [ ! -f "$scratch/.capture-format" ]; then
 		die "$scratch exists and was not made by $me; move it away"
 	fi
 	rm -rf "$scratch"
 fi
-mkdir -p "$dest" "$scratch"
+mkdir -p "$scratch"
 : >"$scratch/.capture-format"
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
 cp docs/examples/format/*.c "$scratch/"
 ln -s "$repo/labs" "$scratch/labs"
 ln -s "$repo/tools" "$scratch/tools"
-
-# The same output whatever the maintainer's locale.
-LC_ALL=C.UTF-8
-export LC_ALL
-unset LANGUAGE
-
-# start NAME: begin DEST/NAME.txt afresh
-start() {
-	: >"$dest/$1.txt"
-}
-
-# run NAME COMMAND: append "$ COMMAND" and its output to DEST/NAME.txt.
-# The command must succeed.
-run() {
-	printf '$ %s\n' "$2" >>"$dest/$1.txt"
-	if ! (cd "$scratch" && sh -c "$2") >"$scratch/.out" 2>&1; then
-		cat "$scratch/.out" >&2
-		die "failed: $2"
-	fi
-	sed "s|$scratch|$shown|g" "$scratch/.out" >>"$dest/$1.txt"
-}
-
-# status NAME COMMAND: the same for a command that may fail or must fail
-# (a third argument "fails" insists on it); a non-zero exit status is
-# shown after the output.
-status() {
-	printf '$ %s\n' "$2" >>"$dest/$1.txt"
-	rc=0
-	(cd "$scratch" && sh -c "$2") >"$scratch/.out" 2>&1 || rc=$?
-	if [ "${3:-}" = fails ] && [ "$rc" -eq 0 ]; then
-		die "succeeded, but should have failed: $2"
-	fi
-	sed "s|$scratch|$shown|g" "$scratch/.out" >>"$dest/$1.txt"
-	[ "$rc" -eq 0 ] || printf '(exit status %s)\n' "$rc" >>"$dest/$1.txt"
-}
 
 # --- The gcov_info layout ----------------------------------------------
 

@@ -22,11 +22,8 @@
 set -eu
 
 me=tools/capture-kbuild.sh
-
-die() {
-	printf '%s: %s\n' "$me" "$*" >&2
-	exit 1
-}
+# shellcheck source=tools/capture-lib.sh
+. "$(dirname "$0")/capture-lib.sh"
 
 case ${1:-} in
 -h|--help)
@@ -34,20 +31,8 @@ case ${1:-} in
 	exit 0
 	;;
 esac
-[ $# -le 1 ] || die "usage: $me [DEST]"
-
-dest=${1:-}
-if [ -n "$dest" ]; then
-	case $dest in
-	/*) ;;
-	*) dest=$(pwd)/$dest ;;
-	esac
-fi
-cd "$(dirname "$0")/.."
-[ -n "$dest" ] || dest=$(pwd)/docs/captures/kbuild
-
-command -v make >/dev/null 2>&1 ||
-	die "make is not installed; run ./setup.sh to install what the labs need"
+capture_args kbuild "$@"
+need make
 
 mkdir -p "$dest"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/capture-kbuild.XXXXXX")
@@ -55,9 +40,6 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 cp docs/examples/kbuild/rule.mk docs/examples/kbuild/origin.mk "$tmp/"
 
-LC_ALL=C.UTF-8
-export LC_ALL
-unset LANGUAGE
 # Start from a clean slate: none of the variables under study may come
 # from the environment of whoever runs the script.
 unset GCOV MAKEFLAGS MAKELEVEL CONFIG_GCOV_PROFILE_ALL
