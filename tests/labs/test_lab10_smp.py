@@ -85,7 +85,7 @@ def test_atomic_counts_lose_nothing(smp_runs):
 
 def test_stress_on_two_cpus_keeps_making_progress(smp_runs):
     """Loads, unloads, readers and resets at once on two vCPUs: every worker
-    finishes, and the kernel reports nothing (see test_lab7_debugfs for the
+    finishes, and the kernel reports nothing (see test_lab07_debugfs for the
     one-vCPU run and what it checks)."""
     out, proc = smp_runs["stress"]
     check_stress(out, proc, cpus=2)
