@@ -8,7 +8,7 @@ import re
 import shutil
 import sys
 
-from . import compare, kbuild, labs, runs
+from . import compare, exercise, kbuild, labs, runs
 from . import reset as resetmod
 from . import tree as treemod
 from .util import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, GcovlabError,
@@ -134,6 +134,28 @@ def parser():
                        "~/labN.old-K.  Nothing is deleted; a tree with uncommitted "
                        "changes is refused, with the commands that keep them.")
     p.add_argument("number", type=lab_number, metavar="N")
+
+    p = sub.add_parser("exercise", help="make branch my-labN: lab N with its key pieces "
+                       "left for you to write",
+                       description="Make your branch my-labN from the tool's lab-N, with "
+                       "the regions that labs/labNN/exercise.toml names replaced by "
+                       "numbered TODO comments that say what to write.  Then edit, and "
+                       "run 'vm/gcovlab check N'.  An existing my-labN is refused (reset "
+                       "renames it).")
+    p.add_argument("number", type=lab_number, metavar="N")
+    p.add_argument("--todo", type=int, default=1, metavar="K",
+                   help="start at TODO K: the TODOs before it come solved")
+
+    p = sub.add_parser("check", help="run lab N's checks on your code",
+                       description="Build and check the kernel tree as it is checked out "
+                       "(your my-labN) with lab N's checks; one line per check, and for a "
+                       "failed one the TODO and the chapter to read.  Exit status 0 when "
+                       "all pass.")
+    p.add_argument("number", type=lab_number, metavar="N")
+    p.add_argument("--solution", action="store_true",
+                   help="show the diff from your branch to the finished state instead")
+    p.add_argument("--json", action="store_true",
+                   help="the results as JSON (an instructor collects them)")
 
     p = sub.add_parser("build", help="build (incrementally) a kernel",
                        description="Configure (tinyconfig + vm/kernel.config + the "
@@ -317,7 +339,9 @@ COMMANDS = {"tree": lambda w, a: (treemod.ensure(w), 0)[1], "lab": cmd_lab,
             "build": cmd_build, "boot": cmd_boot, "run": cmd_run,
             "report": cmd_report, "kernel-report": cmd_kernel_report,
             "compare": cmd_compare, "status": cmd_status, "clean": cmd_clean,
-            "reset": lambda w, a: resetmod.reset(w, a.number)}
+            "reset": lambda w, a: resetmod.reset(w, a.number),
+            "exercise": lambda w, a: exercise.make(w, a.number, a.todo),
+            "check": lambda w, a: exercise.check(w, a.number, a.json, a.solution)}
 
 
 def main(argv=None):
