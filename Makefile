@@ -11,6 +11,8 @@
 #                  QEMU (BENCH_READ='--passes 9' passes options on)
 #   make captures  run every lab page as a reader would (tools/pagerun.py)
 #                  and the chapters' examples; store the output in docs/
+#   make room      prepare a room's machine for a workshop, offline after
+#                  (tools/prepare-room.py: packages, tree, every lab kernel)
 #   make shellcheck
 #   make clean     remove _build/ and out/ (the work directory stays; see
 #                  'vm/gcovlab clean --help')
@@ -26,10 +28,10 @@ SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
 	$(wildcard labs/*/*.sh) $(wildcard labs/*/*/*.sh) \
 	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh)
 
-.PHONY: demo check check-debug html captures bench bench-read shellcheck clean help
+.PHONY: demo check check-debug html captures bench bench-read room shellcheck clean help
 
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
 
 demo:
 	@start=$$(date +%s); \
@@ -60,6 +62,9 @@ captures:
 
 bench:
 	tools/bench.sh $(BENCH)
+
+room:
+	$(PYTHON) tools/prepare-room.py
 
 bench-read:
 	$(PYTHON) tools/bench-read.py $(BENCH_READ)
