@@ -11,6 +11,8 @@
 #                  QEMU (BENCH_READ='--passes 9' passes options on)
 #   make captures  run every lab page as a reader would (tools/pagerun.py)
 #                  and the chapters' examples; store the output in docs/
+#   make room      prepare a room's machine for a workshop, offline after
+#                  (tools/prepare-room.py: packages, tree, every lab kernel)
 #   make shellcheck
 #   make clean     remove _build/ and out/ (the work directory stays; see
 #                  'vm/gcovlab clean --help')
@@ -19,17 +21,17 @@ PYTHON   := /usr/bin/python3
 GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
-SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh labs/stress/stress.sh labs/stress/lab11.sh tools/export-series.sh labs/bench.sh \
-	tools/capture-gcc.sh tools/capture-kbuild.sh \
-	tools/capture-format.sh $(wildcard labs/format/*.sh) \
-	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh) \
-	$(wildcard labs/driver/*.sh) \
-	$(wildcard labs/seqwrite/*.sh) $(wildcard labs/ctor/*.sh)
+SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
+	tools/export-series.sh tools/bench.sh tools/capture-lib.sh \
+	tools/capture-gcc.sh tools/capture-kbuild.sh tools/capture-format.sh \
+	$(wildcard docs/examples/format/*.sh) \
+	$(wildcard labs/*/*.sh) $(wildcard labs/*/*/*.sh) \
+	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh)
 
-.PHONY: demo check check-debug html captures bench bench-read shellcheck clean help
+.PHONY: demo check check-debug html captures bench bench-read room shellcheck clean help
 
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
 
 demo:
 	@start=$$(date +%s); \
@@ -59,10 +61,13 @@ captures:
 	tools/capture-format.sh
 
 bench:
-	labs/bench.sh $(BENCH)
+	tools/bench.sh $(BENCH)
+
+room:
+	$(PYTHON) tools/prepare-room.py
 
 bench-read:
-	$(PYTHON) labs/bench-read.py $(BENCH_READ)
+	$(PYTHON) tools/bench-read.py $(BENCH_READ)
 
 shellcheck:
 	shellcheck $(SHELL_SCRIPTS)

@@ -6,6 +6,7 @@ GCOVLAB_WORK or ~/.cache/gcov-kernel-labs, and are reused across tests and
 across runs: a warm 'make check' rebuilds nothing.
 """
 
+import contextlib
 import os
 import re
 import subprocess
@@ -79,7 +80,7 @@ def lab_kernel(tree):
 # boot banners, "kasan: KernelAddressSanitizer initialized" or "kmemleak:
 # Kernel memory leak detector initialized", match none of them).  kmemleak's
 # background scan is not among them: it also reports objects of early boot
-# (ACPI's caches); labs/stress/lab11.sh counts leaks without those.  Nor is
+# (ACPI's caches); labs/lab11/lab11.sh counts leaks without those.  Nor is
 # a bare "Call Trace:": an allocation that fails on purpose (failslab)
 # prints one with its "vmalloc error" warning.
 KERNEL_REPORTS = ("BUG:", "Oops", "WARNING:", "general protection", "INFO: task",
@@ -88,7 +89,7 @@ KERNEL_REPORTS = ("BUG:", "Oops", "WARNING:", "general protection", "INFO: task"
 
 
 def check_stress(out, proc, cpus):
-    """What labs/stress/stress.sh must leave: every worker did its work, no
+    """What labs/lab11/stress.sh must leave: every worker did its work, no
     operation that must succeed failed, the guest did not stall, the
     kernel reported nothing, and every .gcda that came out parses."""
     summary = "\n".join(l for l in proc.stdout.splitlines() if l.startswith("stress:"))
@@ -108,3 +109,23 @@ def check_stress(out, proc, cpus):
     for path in files:
         subprocess.run(["gcov-dump", "-l", path], check=True, capture_output=True)
     return console
+
+
+# The identity of the commits a test makes on a branch of its own.
+IDENT = ["-c", "user.name=gcovlab-test", "-c", "user.email=test@gcov-kernel-labs.invalid"]
+
+
+@contextlib.contextmanager
+def patched_branch(tree, start, name, patch):
+    """A branch of the test's own, START plus PATCH (git am), checked out for
+    the block; afterwards the tree is back on START and the branch is gone,
+    whatever happened (an interrupted git am included)."""
+    subprocess.run(["git", "-C", tree, "switch", "-q", "-c", name, start], check=True)
+    try:
+        subprocess.run(["git"] + IDENT + ["-C", tree, "am", "-q", patch], check=True)
+        yield
+    finally:
+        subprocess.run(["git", "-C", tree, "am", "--abort"], stderr=subprocess.DEVNULL)
+        subprocess.run(["git", "-C", tree, "switch", "-q", start])
+        subprocess.run(["git", "-C", tree, "branch", "-q", "-D", name],
+                       stderr=subprocess.DEVNULL)

@@ -3,9 +3,9 @@
 GCC's own libgcov, on the host.
 
 Each program is compiled once with the series' CFLAGS_GCOV and linked
-twice: with libgcov, and with labs/harness/harness.c plus gcc_12.c in its
+twice: with libgcov, and with labs/lab06/harness/harness.c plus gcc_12.c in its
 place.  libgcov's file, put into the kernel's form by
-labs/format/gcda_normalise.py, must equal the series' file byte for byte,
+tools/gcda_normalise.py, must equal the series' file byte for byte,
 and gcov must print the same line counts for both.  Covered: several
 functions, a function that never runs, two objects, add (merge), reset.
 """
@@ -20,8 +20,8 @@ from conftest import REPO
 
 PATCHES = sorted(os.path.join(REPO, "patches", p)
                  for p in os.listdir(os.path.join(REPO, "patches")) if p.endswith(".patch"))
-HARNESS = os.path.join(REPO, "labs", "harness")
-NORMALISE = os.path.join(REPO, "labs", "format", "gcda_normalise.py")
+HARNESS = os.path.join(REPO, "labs", "lab06", "harness")
+NORMALISE = os.path.join(REPO, "tools", "gcda_normalise.py")
 CFLAGS_GCOV = ["-fprofile-arcs", "-ftest-coverage", "-fno-tree-loop-im"]
 
 PROG = r"""

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""labs/format/gcda_normalise.py against real files from this machine's GCC.
+"""tools/gcda_normalise.py against real files from this machine's GCC.
 
 Each test program is compiled once with -fprofile-arcs -ftest-coverage and
-linked twice: with libgcov (the normal way) and with labs/format/kwriter.c,
+linked twice: with libgcov (the normal way) and with docs/examples/format/kwriter.c,
 a user-space model of the kernel's writer.  Both binaries run, and each
 leaves a .gcda file per object.  The normaliser must turn libgcov's file
 into the model's, byte for byte; gcov-dump must read the result; gcov must
@@ -21,12 +21,13 @@ import sys
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FORMAT = os.path.join(REPO, "labs", "format")
-TOOL = os.path.join(FORMAT, "gcda_normalise.py")
+FORMAT = os.path.join(REPO, "docs", "examples", "format")
+TOOLS = os.path.join(REPO, "tools")
+TOOL = os.path.join(TOOLS, "gcda_normalise.py")
 KERNEL_FILE = os.path.join(REPO, "docs", "captures", "format", "gcovdemo.gcda")
 CAPTURES = os.path.join(REPO, "docs", "captures", "format")
 
-sys.path.insert(0, FORMAT)
+sys.path.insert(0, TOOLS)
 import gcda_normalise as gn  # noqa: E402
 
 for _tool in ("gcc", "gcov", "gcov-dump"):
@@ -81,7 +82,7 @@ int main(void)
 """
 
 PROGRAMS = {
-    "sample": {"sample.c": None},          # labs/format/sample.c
+    "sample": {"sample.c": None},          # docs/examples/format/sample.c
     "two-objects": {"lib.c": LIB_C, "main.c": MAIN_C},
 }
 

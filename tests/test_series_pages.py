@@ -35,6 +35,8 @@ def page(lab):
 def test_page_shape(lab):
     text = page(lab)
     heads = re.findall(r"^(.+)\n-{3,}$", text, re.M)
+    # a lab with an exercise (labs/labNN/exercise.toml) has a section for it
+    heads = [h for h in heads if not h.startswith("Exercise: ")]
     assert heads == SHAPE
     goal, start = text.index("\nGoal\n"), text.index("\nStart and reset\n")
     assert ".. lab-time:: %d\n" % lab in text[goal:start], \
@@ -69,6 +71,16 @@ def test_the_page_ends_on_the_baseline(lab):
         assert moves == ["vm/gcovlab reset 0"], moves
         return
     assert "switch baseline" in moves[-1], moves[-1]
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_a_lab_with_an_exercise_has_its_section(lab):
+    has = os.path.isfile(os.path.join(REPO, "labs", "lab%02d" % lab, "exercise.toml"))
+    section = re.search(r"^Exercise: .+\n-{3,}$", page(lab), re.M)
+    assert bool(section) == has
+    if has:
+        cmds = [c for b in pagerun.read_page(pagerun.page_of(lab)) for c in b.commands]
+        assert "vm/gcovlab exercise %d" % lab in cmds and "vm/gcovlab check %d" % lab in cmds
 
 
 def test_every_capture_is_shown_and_every_include_exists():

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""labs/stress/summary.py (Lab 11's table) on console logs of the shapes a
-finished, a stalled and a broken run leave; and labs/stress/badio.c, built
+"""labs/lab11/summary.py (Lab 11's table) on console logs of the shapes a
+finished, a stalled and a broken run leave; and labs/lab11/badio.c, built
 as the page builds it, on a regular file of the host."""
 
 import csv
@@ -10,7 +10,7 @@ import subprocess
 
 from conftest import REPO
 
-SUMMARY = os.path.join(REPO, "labs", "stress", "summary.py")
+SUMMARY = os.path.join(REPO, "labs", "lab11", "summary.py")
 
 FINISHED = """\
 [    0.1] kasan: KernelAddressSanitizer initialized
@@ -93,7 +93,7 @@ def test_bad_arguments_are_named(tmp_path):
 def test_badio_on_a_regular_file(tmp_path):
     exe = tmp_path / "badio"
     subprocess.run(["gcc", "-static", "-Os", "-Wall", "-Werror", "-o", str(exe),
-                    os.path.join(REPO, "labs", "stress", "badio.c")], check=True)
+                    os.path.join(REPO, "labs", "lab11", "badio.c")], check=True)
     data = tmp_path / "data"
     data.write_bytes(b"adcg" + bytes(100))
     proc = subprocess.run([str(exe), str(data)], text=True, capture_output=True)
@@ -109,7 +109,7 @@ def test_badio_on_a_regular_file(tmp_path):
 def test_failnth_builds_and_refuses_bad_use(tmp_path):
     exe = tmp_path / "failnth"
     subprocess.run(["gcc", "-static", "-Os", "-Wall", "-Werror", "-o", str(exe),
-                    os.path.join(REPO, "labs", "stress", "failnth.c")], check=True)
+                    os.path.join(REPO, "labs", "lab11", "failnth.c")], check=True)
     for args in ([], ["load"], ["write", "x"]):
         proc = subprocess.run([str(exe)] + args, text=True, capture_output=True)
         assert proc.returncode == 2 and "usage: failnth" in proc.stderr, args
@@ -142,7 +142,7 @@ HUNG = """\
 def test_blocked_shows_each_task_once_without_stale_frames(tmp_path):
     console = tmp_path / "console.log"
     console.write_text(HUNG)
-    blocked = os.path.join(REPO, "labs", "stress", "blocked.py")
+    blocked = os.path.join(REPO, "labs", "lab11", "blocked.py")
     proc = subprocess.run([blocked, str(console)], text=True, capture_output=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ("task sh, pid 64:\n    __schedule\n    schedule\n"

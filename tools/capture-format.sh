@@ -7,21 +7,21 @@
 #
 #   tools/capture-format.sh [--host-only] [DEST]   DEST: docs/captures/format
 #
-# Host part: compiles labs/format/*.c with gcc and runs them, the model of
+# Host part: compiles docs/examples/format/*.c with gcc and runs them, the model of
 # the kernel's writer (kwriter.c), gcov-dump, od, gcov and the tools
-# labs/format/gcda_normalise.py and gcov_info_dump.py.  Kernel part (left
+# tools/gcda_normalise.py and gcov_info_dump.py.  Kernel part (left
 # out with --host-only, keeping the committed files): runs the sample
 # driver's basic workload on the mainline kernel with vm/gcovlab and keeps
 # the .gcda the kernel wrote (DEST/gcovdemo.gcda) and what the tools say
 # about it and about the module's object file; then runs
-# labs/format/workload-debugfs.sh there and keeps its output
+# docs/examples/format/workload-debugfs.sh there and keeps its output
 # (DEST/debugfs.txt).
 #
 # Every DEST/<name>.txt holds one or more commands, each on a line that
 # starts with "$ ", and what the command printed (stdout and stderr),
 # unchanged.  The commands run in a scratch directory, /tmp/gcovlab-format
 # (under TMPDIR if set; written as /tmp/gcovlab-format in the output),
-# that holds copies of labs/format/*.c and a link "labs" to the checkout's
+# that holds copies of docs/examples/format/*.c and a link "labs" to the checkout's
 # labs/, so the tools' paths read as they do from the top of a checkout.
 # The directory is made afresh and removed at the end; the fixed name keeps
 # the paths that GCC hashes into its checksums the same from run to run,
@@ -30,11 +30,8 @@
 set -eu
 
 me=tools/capture-format.sh
-
-die() {
-	printf '%s: %s\n' "$me" "$*" >&2
-	exit 1
-}
+# shellcheck source=tools/capture-lib.sh
+. "$(dirname "$0")/capture-lib.sh"
 
 host_only=
 case ${1:-} in
@@ -48,72 +45,27 @@ case ${1:-} in
 	;;
 esac
 [ $# -le 1 ] || die "usage: $me [--host-only] [DEST]"
-
-dest=${1:-}
-if [ -n "$dest" ]; then
-	case $dest in
-	/*) ;;
-	*) dest=$(pwd)/$dest ;;
-	esac
-fi
-cd "$(dirname "$0")/.."
+capture_args format "$@"
 repo=$(pwd -P)
-[ -n "$dest" ] || dest=$repo/docs/captures/format
 
-for tool in gcc gcov gcov-dump od nm cmp; do
-	command -v "$tool" >/dev/null 2>&1 ||
-		die "$tool is not installed; run ./setup.sh to install what the labs need"
-done
+need gcc gcov gcov-dump od nm cmp
 
 scratch=${TMPDIR:-/tmp}/gcovlab-format
 shown=/tmp/gcovlab-format
+work=$scratch
 if [ -e "$scratch" ] || [ -L "$scratch" ]; then
 	if [ -L "$scratch" ] || [ ! -f "$scratch/.capture-format" ]; then
 		die "$scratch exists and was not made by $me; move it away"
 	fi
 	rm -rf "$scratch"
 fi
-mkdir -p "$dest" "$scratch"
+mkdir -p "$scratch"
 : >"$scratch/.capture-format"
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
-cp labs/format/*.c "$scratch/"
+cp docs/examples/format/*.c "$scratch/"
 ln -s "$repo/labs" "$scratch/labs"
-
-# The same output whatever the maintainer's locale.
-LC_ALL=C.UTF-8
-export LC_ALL
-unset LANGUAGE
-
-# start NAME: begin DEST/NAME.txt afresh
-start() {
-	: >"$dest/$1.txt"
-}
-
-# run NAME COMMAND: append "$ COMMAND" and its output to DEST/NAME.txt.
-# The command must succeed.
-run() {
-	printf '$ %s\n' "$2" >>"$dest/$1.txt"
-	if ! (cd "$scratch" && sh -c "$2") >"$scratch/.out" 2>&1; then
-		cat "$scratch/.out" >&2
-		die "failed: $2"
-	fi
-	sed "s|$scratch|$shown|g" "$scratch/.out" >>"$dest/$1.txt"
-}
-
-# status NAME COMMAND: the same for a command that may fail or must fail
-# (a third argument "fails" insists on it); a non-zero exit status is
-# shown after the output.
-status() {
-	printf '$ %s\n' "$2" >>"$dest/$1.txt"
-	rc=0
-	(cd "$scratch" && sh -c "$2") >"$scratch/.out" 2>&1 || rc=$?
-	if [ "${3:-}" = fails ] && [ "$rc" -eq 0 ]; then
-		die "succeeded, but should have failed: $2"
-	fi
-	sed "s|$scratch|$shown|g" "$scratch/.out" >>"$dest/$1.txt"
-	[ "$rc" -eq 0 ] || printf '(exit status %s)\n' "$rc" >>"$dest/$1.txt"
-}
+ln -s "$repo/tools" "$scratch/tools"
 
 # --- The gcov_info layout ----------------------------------------------
 
@@ -123,7 +75,7 @@ run layout "gcc -std=c11 -O0 layout.c -o layout && ./layout"
 start active
 run active "gcc -O2 -fprofile-arcs -fprofile-values -c values.c"
 run active "nm -S values.o | grep gcov"
-run active "labs/format/gcov_info_dump.py values.o"
+run active "tools/gcov_info_dump.py values.o"
 
 # --- The .gcda format: libgcov and the kernel's form -------------------
 
@@ -143,9 +95,9 @@ run sample-kernel "gcov-dump -l kernel.gcda"
 run sample-kernel "od -A d -t x4 kernel.gcda"
 
 start sample-normalise
-run sample-normalise "labs/format/gcda_normalise.py libgcov.gcda normalised.gcda --gcno sample.gcno"
+run sample-normalise "tools/gcda_normalise.py libgcov.gcda normalised.gcda --gcno sample.gcno"
 run sample-normalise "cmp normalised.gcda kernel.gcda && echo identical"
-run sample-normalise "labs/format/gcov_info_dump.py sample.o --gcda normalised.gcda"
+run sample-normalise "tools/gcov_info_dump.py sample.o --gcda normalised.gcda"
 
 start sample-gcov
 run sample-gcov "cp libgcov.gcda sample.gcda && gcov sample.c && mv sample.c.gcov libgcov.c.gcov"
@@ -155,25 +107,25 @@ run sample-gcov "cat kernel.c.gcov"
 
 start sample-errors
 run sample-errors "head -c 140 libgcov.gcda > cut.gcda && cp cut.gcda sample.gcda && gcov sample.c"
-status sample-errors "labs/format/gcda_normalise.py cut.gcda out.gcda" fails
+status sample-errors "tools/gcda_normalise.py cut.gcda out.gcda" fails
 run sample-errors "cp kernel.gcda sample.gcda && printf 'X' | dd of=sample.gcda bs=1 seek=32 conv=notrunc status=none && gcov sample.c"
 run sample-errors "cp kernel.gcda other.gcda && printf 'ABCD' | dd of=other.gcda bs=1 seek=16 conv=notrunc status=none"
-status sample-errors "labs/format/gcda_normalise.py other.gcda out.gcda" fails
+status sample-errors "tools/gcda_normalise.py other.gcda out.gcda" fails
 run sample-errors "gcc -O2 -fprofile-arcs -ftest-coverage -c sample.c -o again.o"
-run sample-errors "labs/format/gcda_normalise.py libgcov.gcda out.gcda --gcno sample.gcno && echo written"
-status sample-errors "labs/format/gcda_normalise.py libgcov.gcda out.gcda --gcno again.gcno" fails
+run sample-errors "tools/gcda_normalise.py libgcov.gcda out.gcda --gcno sample.gcno && echo written"
+status sample-errors "tools/gcda_normalise.py libgcov.gcda out.gcda --gcno again.gcno" fails
 
 # --- Persistence: what tells two compilations apart ----------------------
 
 start seed
 run seed "gcc -O2 -fprofile-arcs -c sample.c -o plain1.o && gcc -O2 -fprofile-arcs -c sample.c -o plain2.o"
-run seed "for o in plain1.o plain2.o; do labs/format/gcov_info_dump.py \$o | grep -E 'stamp|0x14'; done"
+run seed "for o in plain1.o plain2.o; do tools/gcov_info_dump.py \$o | grep -E 'stamp|0x14'; done"
 run seed "gcc -O2 -fprofile-arcs -frandom-seed=lab -c sample.c -o seed1.o && gcc -O2 -fprofile-arcs -frandom-seed=other -c sample.c -o seed2.o"
 run seed "mkdir constant && sed 's/x > 100/x > 200/' sample.c > constant/sample.c"
 run seed "cd constant && gcc -O2 -fprofile-arcs -frandom-seed=lab -c sample.c -o ../constant.o"
 run seed "mkdir branch && sed 's/return x \\* 2;/if (x == 7)\\n\\t\\treturn 0;\\n\\treturn x * 2;/' sample.c > branch/sample.c"
 run seed "diff sample.c branch/sample.c; cd branch && gcc -O2 -fprofile-arcs -frandom-seed=lab -c sample.c -o ../branch.o"
-run seed "for o in seed1.o seed2.o constant.o branch.o; do echo \$o; labs/format/gcov_info_dump.py \$o | grep -E 'stamp|0x14|__gcov0.scale'; done"
+run seed "for o in seed1.o seed2.o constant.o branch.o; do echo \$o; tools/gcov_info_dump.py \$o | grep -E 'stamp|0x14|__gcov0.scale'; done"
 
 # --- The kernel's file: the sample driver on mainline --------------------
 
@@ -197,18 +149,18 @@ else
 	run driver-od "od -A d -t x4 run/build/gcovdemo.gcda"
 
 	start driver-info
-	run driver-info "labs/format/gcov_info_dump.py run/build/gcovdemo.o --gcda run/build/gcovdemo.gcda"
+	run driver-info "tools/gcov_info_dump.py run/build/gcovdemo.o --gcda run/build/gcovdemo.gcda"
 
 	start driver-normalise
-	run driver-normalise "labs/format/gcda_normalise.py run/build/gcovdemo.gcda same.gcda --gcno run/build/gcovdemo.gcno"
+	run driver-normalise "tools/gcda_normalise.py run/build/gcovdemo.gcda same.gcda --gcno run/build/gcovdemo.gcno"
 	run driver-normalise "cmp same.gcda run/build/gcovdemo.gcda && echo identical"
 
 	# The debugfs interface, step by step: only the workload's part of
 	# what vm/gcovlab prints (it ends with the guest's console messages
 	# in between) goes into DEST/debugfs.txt.
-	printf '%s: running labs/format/workload-debugfs.sh on the mainline kernel ...\n' "$me" >&2
+	printf '%s: running docs/examples/format/workload-debugfs.sh on the mainline kernel ...\n' "$me" >&2
 	if ! vm/gcovlab run --mainline --module labs/driver \
-		--workload labs/format/workload-debugfs.sh --out "$scratch/debugfs" \
+		--workload docs/examples/format/workload-debugfs.sh --out "$scratch/debugfs" \
 		>"$scratch/debugfs.log" 2>&1; then
 		cat "$scratch/debugfs.log" >&2
 		die "vm/gcovlab run with workload-debugfs.sh failed"

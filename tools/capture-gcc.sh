@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/capture-gcc.sh: compile the small C files in labs/gcc/ and keep
+# tools/capture-gcc.sh: compile the small C files in docs/examples/gcc/ and keep
 # what GCC and binutils say about them, for the pages "How GCC instruments
 # code" and "The compiler guard".  Needs only gcc, binutils and gcov-dump
 # (the gcc package); clang is used when it is installed.
@@ -11,7 +11,7 @@
 # Every DEST/<name>.txt holds one or more commands, each on a line that
 # starts with "$ ", followed by what the command printed (stdout and
 # stderr together), exactly as it printed it.  The commands run in a
-# fresh temporary directory that holds copies of labs/gcc/*.c, so every
+# fresh temporary directory that holds copies of docs/examples/gcc/*.c, so every
 # path in the output is relative, except the working directory that
 # gcov-dump prints for a .gcno file and the .gcda file name that GCC
 # stores in the object: there the temporary directory's name is written
@@ -25,11 +25,8 @@
 set -eu
 
 me=tools/capture-gcc.sh
-
-die() {
-	printf '%s: %s\n' "$me" "$*" >&2
-	exit 1
-}
+# shellcheck source=tools/capture-lib.sh
+. "$(dirname "$0")/capture-lib.sh"
 
 case ${1:-} in
 -h|--help)
@@ -37,60 +34,14 @@ case ${1:-} in
 	exit 0
 	;;
 esac
-[ $# -le 1 ] || die "usage: $me [DEST]"
+capture_args gcc "$@"
+need gcc objdump readelf nm strings gcov gcov-dump
 
-dest=${1:-}
-if [ -n "$dest" ]; then
-	case $dest in
-	/*) ;;
-	*) dest=$(pwd)/$dest ;;
-	esac
-fi
-cd "$(dirname "$0")/.."
-[ -n "$dest" ] || dest=$(pwd)/docs/captures/gcc
-
-for tool in gcc objdump readelf nm strings gcov gcov-dump; do
-	command -v "$tool" >/dev/null 2>&1 ||
-		die "$tool is not installed; run ./setup.sh to install what the labs need"
-done
-
-mkdir -p "$dest"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/capture-gcc.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/capture-gcc.XXXXXX")
+shown=/tmp/gcc-demo
+trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
-cp labs/gcc/*.c "$tmp/"
-
-# The same output whatever the maintainer's locale.
-LC_ALL=C.UTF-8
-export LC_ALL
-unset LANGUAGE
-
-# start NAME: begin DEST/NAME.txt afresh
-start() {
-	: >"$dest/$1.txt"
-}
-
-# run NAME COMMAND: append "$ COMMAND" and its output to DEST/NAME.txt.
-# The command must succeed.
-run() {
-	printf '$ %s\n' "$2" >>"$dest/$1.txt"
-	if ! (cd "$tmp" && sh -c "$2") >"$tmp/.out" 2>&1; then
-		cat "$tmp/.out" >&2
-		die "failed: $2"
-	fi
-	sed "s|$tmp|/tmp/gcc-demo|g" "$tmp/.out" >>"$dest/$1.txt"
-}
-
-# fails NAME COMMAND: the same for a command that must fail; its exit
-# status is shown after the output.
-fails() {
-	printf '$ %s\n' "$2" >>"$dest/$1.txt"
-	status=0
-	(cd "$tmp" && sh -c "$2") >"$tmp/.out" 2>&1 || status=$?
-	[ "$status" -ne 0 ] || die "succeeded, but should have failed: $2"
-	sed "s|$tmp|/tmp/gcc-demo|g" "$tmp/.out" >>"$dest/$1.txt"
-	printf '(exit status %s)\n' "$status" >>"$dest/$1.txt"
-}
+cp docs/examples/gcc/*.c "$work/"
 
 # --- How GCC instruments code -----------------------------------------
 
@@ -150,13 +101,13 @@ run layout "strings -a demo.o | grep -F .gcda"
 start guard
 run guard "gcc -dM -E -x c /dev/null | grep -E '__GNUC(_MINOR|_PATCHLEVEL)?__ '"
 run guard "gcc -c guard.c && echo accepted"
-fails guard "gcc -U__GNUC__ -D__GNUC__=13 -c guard.c"
+status guard "gcc -U__GNUC__ -D__GNUC__=13 -c guard.c" fails
 
 if command -v clang >/dev/null 2>&1; then
 	start guard-clang
 	run guard-clang "clang --version | head -n 1"
 	run guard-clang "clang -dM -E -x c /dev/null | grep -E '__GNUC(_MINOR|_PATCHLEVEL)?__ |__clang_m'"
-	fails guard-clang "clang -c guard.c"
+	status guard-clang "clang -c guard.c" fails
 else
 	printf '%s: clang is not installed; kept %s/guard-clang.txt as it was\n' \
 		"$me" "$dest" >&2

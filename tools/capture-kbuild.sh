@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/capture-kbuild.sh: run GNU make on the models in labs/kbuild/ and
+# tools/capture-kbuild.sh: run GNU make on the models in docs/examples/kbuild/ and
 # keep what it prints, for the page "kbuild GCOV variables"
 # (docs/kbuild-gcov.rst).  Needs only make; no kernel tree.
 #
@@ -9,11 +9,11 @@
 #
 # DEST/precedence.txt is a table: for each combination of GCOV_foo.o
 # (per object), GCOV (per directory) and CONFIG_GCOV_PROFILE_ALL, the
-# script writes the directory's Makefile, runs labs/kbuild/rule.mk on it
+# script writes the directory's Makefile, runs docs/examples/kbuild/rule.mk on it
 # and reports what make decided for foo.o.  "unset" means the Makefile
 # has no such line, "(empty)" a line that assigns nothing.
 #
-# DEST/origin.txt (labs/kbuild/origin.mk) and DEST/rule.txt (rule.mk)
+# DEST/origin.txt (docs/examples/kbuild/origin.mk) and DEST/rule.txt (rule.mk)
 # hold commands, each after "$ ", and what they printed.
 # They run in a temporary directory with copies of the two models and
 # two directories: plain/ (an empty Makefile) and boot/ (GCOV := n, as
@@ -22,11 +22,8 @@
 set -eu
 
 me=tools/capture-kbuild.sh
-
-die() {
-	printf '%s: %s\n' "$me" "$*" >&2
-	exit 1
-}
+# shellcheck source=tools/capture-lib.sh
+. "$(dirname "$0")/capture-lib.sh"
 
 case ${1:-} in
 -h|--help)
@@ -34,30 +31,15 @@ case ${1:-} in
 	exit 0
 	;;
 esac
-[ $# -le 1 ] || die "usage: $me [DEST]"
-
-dest=${1:-}
-if [ -n "$dest" ]; then
-	case $dest in
-	/*) ;;
-	*) dest=$(pwd)/$dest ;;
-	esac
-fi
-cd "$(dirname "$0")/.."
-[ -n "$dest" ] || dest=$(pwd)/docs/captures/kbuild
-
-command -v make >/dev/null 2>&1 ||
-	die "make is not installed; run ./setup.sh to install what the labs need"
+capture_args kbuild "$@"
+need make
 
 mkdir -p "$dest"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/capture-kbuild.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-cp labs/kbuild/rule.mk labs/kbuild/origin.mk "$tmp/"
+cp docs/examples/kbuild/rule.mk docs/examples/kbuild/origin.mk "$tmp/"
 
-LC_ALL=C.UTF-8
-export LC_ALL
-unset LANGUAGE
 # Start from a clean slate: none of the variables under study may come
 # from the environment of whoever runs the script.
 unset GCOV MAKEFLAGS MAKELEVEL CONFIG_GCOV_PROFILE_ALL

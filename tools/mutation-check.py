@@ -14,7 +14,7 @@ the test fails.  Prints one line per mutation and a summary; exit status 1
 if any mutation survived or could not be applied.
 
 Bug 1 (debugfs removal under gcov_lock) is not a one-line change: the
-Lab 11 page and tests/debug put it back with labs/stress/v1-remove-under-
+Lab 11 page and tests/debug put it back with labs/lab11/v1-remove-under-
 lock.patch.  Bug 8 (three copies of the image per open) is measured against
 v1 itself, not mutated.
 """
@@ -34,11 +34,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTATIONS = {
     "stale-write": (
         2, "0006", "\tif (gf->removed)\n", "\tif (0)\n",
-        "tests/test_lab7_debugfs.py::test_stale_fd_cannot_reach_a_new_file"),
+        "tests/labs/test_lab07_debugfs.py::test_stale_fd_cannot_reach_a_new_file"),
     "late-notifier": (
         3, "0005", "core_initcall(gcov_watch_modules);\n",
         "late_initcall(gcov_watch_modules);\n",
-        "tests/test_lab5_registry.py::test_foreign_version_refused_by_name"),
+        "tests/labs/test_lab05_registry.py::test_foreign_version_refused_by_name"),
     "any-gcc": (
         4, "0001",
         "\tdepends on CC_IS_GCC && GCC_VERSION >= 120000 && GCC_VERSION < 130000\n",
@@ -52,13 +52,13 @@ MUTATIONS = {
         "tests/test_series_v2_kbuild.py::test_no_link_without_gcov_profile"),
     "dotdot": (
         6, "0006", '\t\tif (n == 2 && !memcmp(p, "..", 2)) {\n', "\t\tif (0) {\n",
-        "tests/test_lab7_debugfs.py::test_dot_and_dotdot_components_exported"),
+        "tests/labs/test_lab07_debugfs.py::test_dot_and_dotdot_components_exported"),
     "first-version": (
         7, "0005", "\tif (gcov_version_major(version) != __GNUC__) {\n", "\tif (0) {\n",
-        "tests/test_lab5_registry.py::test_foreign_version_refused_by_name"),
+        "tests/labs/test_lab05_registry.py::test_foreign_version_refused_by_name"),
     "reset-unreadable": (
         9, "0006", "\t.read = gcov_reset_read,\n", "\t/* no .read */\n",
-        "tests/test_lab7_debugfs.py::test_same_name_objects_are_summed_and_tree_copies"),
+        "tests/labs/test_lab07_debugfs.py::test_same_name_objects_are_summed_and_tree_copies"),
 }
 
 

@@ -280,6 +280,10 @@ COLD_ONLY = re.compile(r"^gcovlab: (?:%s)$" % "|".join([
     r"the \S+ kernel is up to date .*",
     r"\S+ kernel is up to date .*",
     r"built the \S+ kernel in .*",
+    # printed only when the configuration is made again
+    r"note: this tree has no CONFIG_\w+ yet .*",
+    # a tool branch made again (another run deleted it, or patches/ changed)
+    r"making branch lab-\d+: .*",
 ]))
 
 # Kernel messages that come whenever the device or timer gets to it, not at
@@ -288,6 +292,8 @@ NOISE = re.compile(r"^\[ *\d+\.\d+\] (?:input: |random: |clocksource: |tsc: |"
                    r"Freeing unused|Run /init|workqueue: )")
 
 MASKS = [
+    # a branch just made names its patches; one that existed does not
+    (re.compile(r"^(gcovlab: kernel tree now on branch lab-\d+) \(.*\)$"), r"\1"),
     (re.compile(r"\bin (?:\d+ min \d+ s|\d+(?:\.\d+)? s)\b"), "in <time>"),
     (re.compile(r"\b\d+(?:\.\d+)? s\b"), "<n> s"),
     (re.compile(r"\b\d+ files compiled\b"), "<n> files compiled"),

@@ -3,13 +3,13 @@
 vCPUs, KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, kmemleak, the
 hung-task and soft-lockup detectors, failslab).
 
-- v2 runs labs/stress/lab11.sh clean: the concurrency workload, bad input
+- v2 runs labs/lab11/lab11.sh clean: the concurrency workload, bad input
   (badio, a reader who is not root, gcov_persist= garbage on the command
   line), failslab during a module load and a .gcda read (every allocation
-  failed in turn, labs/stress/failnth.c), and a kmemleak scan,
+  failed in turn, labs/lab11/failnth.c), and a kmemleak scan,
   with no report from any checker; then the workload again with
   gcov_persist=0.
-- v1's debugfs bug put back (labs/stress/v1-remove-under-lock.patch, as the
+- v1's debugfs bug put back (labs/lab11/v1-remove-under-lock.patch, as the
   Lab 11 page does) stops the same workload, and the hung-task detector
   says where.
 - Mainline 6.1's own gcov code under the same workload and debug kernel
@@ -24,10 +24,9 @@ import subprocess
 
 import pytest
 
-from conftest import KERNEL_REPORTS, REPO, check_stress, gcovlab, ok
+from conftest import KERNEL_REPORTS, REPO, check_stress, gcovlab, ok, patched_branch
 
-STRESS = os.path.join(REPO, "labs", "stress")
-IDENT = ["-c", "user.name=gcovlab-test", "-c", "user.email=test@gcov-kernel-labs.invalid"]
+STRESS = os.path.join(REPO, "labs", "lab11")
 GARBAGE = "gcov_persist=garbage gcov_persist=-1 gcov_persist=99999999999999999999"
 
 
@@ -75,20 +74,14 @@ def debug_runs(tree, helpers, tmp_path_factory):
             os.path.join(STRESS, "stress.sh"), "--out", out, "--timeout", "400",
             "--append", "STRESS_SECONDS=20 gcov_persist=0"))
         # v1's bug, put back as the page does it.
-        subprocess.run(["git", "-C", tree, "switch", "-q", "-c", "gcovlab-test-lab11",
-                        "lab-11"], check=True)
-        subprocess.run(["git"] + IDENT + ["-C", tree, "am", "-q",
-                        os.path.join(STRESS, "v1-remove-under-lock.patch")], check=True)
-        out = tmp / "v1"
-        runs["v1"] = (out, gcovlab(
-            "run", "--tree", "--variant", "debug", "--module", STRESS, "--workload",
-            os.path.join(STRESS, "stress.sh"), "--out", out, "--timeout", "150",
-            "--append", "STRESS_SECONDS=20"))
+        with patched_branch(tree, "lab-11", "gcovlab-test-lab11",
+                            os.path.join(STRESS, "v1-remove-under-lock.patch")):
+            out = tmp / "v1"
+            runs["v1"] = (out, gcovlab(
+                "run", "--tree", "--variant", "debug", "--module", STRESS, "--workload",
+                os.path.join(STRESS, "stress.sh"), "--out", out, "--timeout", "150",
+                "--append", "STRESS_SECONDS=20"))
     finally:
-        subprocess.run(["git", "-C", tree, "am", "--abort"], stderr=subprocess.DEVNULL)
-        subprocess.run(["git", "-C", tree, "switch", "-q", "lab-11"])
-        subprocess.run(["git", "-C", tree, "branch", "-q", "-D", "gcovlab-test-lab11"],
-                       stderr=subprocess.DEVNULL)
         ok(gcovlab("lab", "0"))
     out = tmp / "mainline"
     runs["mainline"] = (out, gcovlab(

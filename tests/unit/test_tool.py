@@ -183,3 +183,19 @@ def test_output_folder_made_by_gcovlab(tmp_path):
     assert not reset.made_by_gcovlab(str(tmp_path / "lab7"))
     (run / ".gcovlab-out").write_text("{}")
     assert reset.made_by_gcovlab(str(tmp_path / "lab7"))
+
+
+# --- kernel configurations -------------------------------------------------------
+
+def test_config_is_a_value():
+    from gcovlablib.config import Config
+    c = Config("lab", "smp")
+    assert c == "lab-smp" and c.base == "lab" and c.variant == "smp"
+    assert not c.is_mainline and c.profile_var == "GCOV" and c.vcpus == 2
+    m = Config.parse("mainline-debug")
+    assert m.is_mainline and m.variant == "debug" and m.profile_var == "GCOV_PROFILE"
+    assert Config.parse("lab").variant is None and Config.parse("lab").vcpus == 1
+    assert kbuild.fragments(Config("lab", "all"))[-1].endswith("all.config")
+    for bad in [("lab", "huge"), ("linux", None)]:
+        with pytest.raises(GcovlabError, match="unknown kernel"):
+            Config(*bad)

@@ -2,21 +2,18 @@
 """Command line of vm/gcovlab."""
 
 import argparse
-import difflib
 import errno
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
-from . import guest, kbuild, labs, report
+from . import compare, exercise, kbuild, labs, runs
 from . import reset as resetmod
 from . import tree as treemod
 from .util import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, GcovlabError,
-                   not_installed, run, say, warn, OUT_MARKER)
-from .work import VM, Work
+                   not_installed, run, say)
+from .work import Work
 
 
 DESCRIPTION = """\
@@ -138,6 +135,28 @@ def parser():
                        "changes is refused, with the commands that keep them.")
     p.add_argument("number", type=lab_number, metavar="N")
 
+    p = sub.add_parser("exercise", help="make branch my-labN: lab N with its key pieces "
+                       "left for you to write",
+                       description="Make your branch my-labN from the tool's lab-N, with "
+                       "the regions that labs/labNN/exercise.toml names replaced by "
+                       "numbered TODO comments that say what to write.  Then edit, and "
+                       "run 'vm/gcovlab check N'.  An existing my-labN is refused (reset "
+                       "renames it).")
+    p.add_argument("number", type=lab_number, metavar="N")
+    p.add_argument("--todo", type=int, default=1, metavar="K",
+                   help="start at TODO K: the TODOs before it come solved")
+
+    p = sub.add_parser("check", help="run lab N's checks on your code",
+                       description="Build and check the kernel tree as it is checked out "
+                       "(your my-labN) with lab N's checks; one line per check, and for a "
+                       "failed one the TODO and the chapter to read.  Exit status 0 when "
+                       "all pass.")
+    p.add_argument("number", type=lab_number, metavar="N")
+    p.add_argument("--solution", action="store_true",
+                   help="show the diff from your branch to the finished state instead")
+    p.add_argument("--json", action="store_true",
+                   help="the results as JSON (an instructor collects them)")
+
     p = sub.add_parser("build", help="build (incrementally) a kernel",
                        description="Configure (tinyconfig + vm/kernel.config + the "
                        "kernel's own fragment) and build a kernel in its own O= "
@@ -226,429 +245,24 @@ def parser():
     return top
 
 
-def pick_kernel(args):
-    """(configuration, gcov variable for module builds, label)."""
-    variant = getattr(args, "variant", None)
-    suffix = " (%s)" % variant if variant else ""
-    if args.mainline:
-        return kbuild.config_name("mainline", variant), "GCOV_PROFILE", "mainline" + suffix
-    if args.tree:
-        return kbuild.config_name("lab", variant), "GCOV", "the current tree" + suffix
-    if variant:
-        raise GcovlabError("--variant goes with --tree or --mainline; a lab's variant "
-                           "is set in labs/index.toml", EXIT_USAGE)
-    number = 0 if args.lab is None else args.lab
-    config = labs.kernel_config(number)
-    return config, ("GCOV" if config.startswith("lab") else "GCOV_PROFILE"), "lab %d" % number
-
-
-def prepare_tree(work, args):
-    """Make the tree, and for a series lab move it to that lab's branch."""
-    treemod.ensure(work)
-    if getattr(args, "lab", None) is not None and not args.mainline and not args.tree:
-        if labs.kernel_config(args.lab).startswith("lab"):
-            treemod.lab_branch(work, args.lab, labs.patches(args.lab))
-
-
-def check_file(path, what):
-    if not os.path.exists(path):
-        raise GcovlabError("%s %s does not exist" % (what, path), EXIT_USAGE)
-    if not os.path.isfile(path):
-        raise GcovlabError("%s %s is not a regular file" % (what, path), EXIT_USAGE)
-
-
-def check_out(out, module=None):
-    out = os.path.abspath(out)
-    if re.search(r"[\s:]", out):
-        raise GcovlabError("--out %r contains a space or ':'; kbuild cannot build "
-                           "a module there.  Choose a path without them." % out, EXIT_USAGE)
-    if os.path.exists(out):
-        if not os.path.isdir(out):
-            raise GcovlabError("--out %s exists and is not a directory" % out, EXIT_USAGE)
-        if os.listdir(out) and not os.path.exists(os.path.join(out, OUT_MARKER)):
-            raise GcovlabError("--out %s is not empty and was not made by gcovlab; "
-                               "nothing was changed.  Choose a new or empty "
-                               "directory." % out, EXIT_USAGE)
-    if module:
-        for a, b in ((out, module), (module, out)):
-            if a == b or a.startswith(b + os.sep):
-                raise GcovlabError("--out and --module must not contain each other "
-                                   "(%s, %s)" % (out, module), EXIT_USAGE)
-    return out
-
-
-def check_module(path):
-    path = os.path.abspath(path)
-    if not os.path.isdir(path):
-        raise GcovlabError("--module %s is not a directory" % path, EXIT_USAGE)
-    if not any(os.path.isfile(os.path.join(path, n)) for n in ("Kbuild", "Makefile")):
-        raise GcovlabError("--module %s has neither a Kbuild nor a Makefile; "
-                           "point it at a kernel module's source directory" % path, EXIT_USAGE)
-    return path
-
-
-def extra_files(args):
-    """--file arguments: regular files, each name once, none named like
-    the workload or a .ko file the guest gets anyway."""
-    files = [os.path.abspath(f) for f in getattr(args, "files", [])]
-    names = set()
-    for path in files:
-        check_file(path, "--file")
-        name = os.path.basename(path)
-        if name in names or name == "workload.sh" or name.endswith(".ko"):
-            raise GcovlabError("--file %s: the guest's /work already has a file "
-                               "named %s; rename it" % (path, name), EXIT_USAGE)
-        names.add(name)
-    return files
-
-
-def choose_accel(work, args, kernel):
-    if args.accel != "auto":
-        return args.accel
-    probe = os.path.join(work.root, "kvm-probe")
-    os.makedirs(probe, exist_ok=True)
-    initrd = os.path.join(probe, "initramfs.cpio")
-    guest.initramfs(initrd, os.path.join(VM, "smoke.sh"), [])
-    return guest.probe_kvm(kernel, initrd, probe, os.path.join(probe, "result.json"))
-
-
-def workload_output(console):
-    text = guest.read_text(console)
-    start = text.find("gcovlab: workload start")
-    end = text.find("gcovlab: workload end")
-    if start < 0:
-        return ""
-    body = text[start:end if end > start else len(text)].split("\n")[1:]
-    return "\n".join(line.rstrip("\r") for line in body).strip("\n")
-
-
-def boot_and_collect(work, args, config, out, workload, kos):
-    initrd = os.path.join(out, "initramfs.cpio")
-    guest.initramfs(initrd, workload, kos, extra_files(args))
-    kernel = kbuild.bzimage(work, config)
-    accel = choose_accel(work, args, kernel)
-    status, files = guest.boot(kernel, initrd, out, accel=accel, timeout=args.timeout,
-                               append=getattr(args, "append", ""),
-                               cpus=kbuild.vcpus(config))
-    gcda = os.path.join(out, "gcda")
-    if os.path.isdir(gcda):
-        shutil.rmtree(gcda)
-    os.makedirs(gcda)
-    for rel, data in files.items():
-        path = os.path.join(gcda, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(data)
-    with open(os.path.join(out, "status"), "w", encoding="utf-8") as f:
-        f.write("%d\n" % status)
-    text = workload_output(os.path.join(out, "console.log"))
-    with open(os.path.join(out, "workload.log"), "w", encoding="utf-8") as f:
-        f.write(text + "\n")
-    if text:
-        print("---- workload output (with kernel messages) ----\n%s\n"
-              "---- end of workload output ----" % text, flush=True)
-    say("workload exit status %d; %d .gcda file%s received, sizes and sha256 checked" % (
-        status, len(files), "" if len(files) == 1 else "s"))
-    return status
-
-
-def read_marker(out):
-    try:
-        # A marker is a few hundred bytes; never read more than 64 KiB of
-        # whatever sits under its name.
-        with open(os.path.join(out, OUT_MARKER), encoding="utf-8") as f:
-            meta = json.loads(f.read(65536))
-        return meta if isinstance(meta, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def mark_out(out, **meta):
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, OUT_MARKER), "w", encoding="utf-8") as f:
-        json.dump(meta, f, indent=1)
-
-
 def cmd_run(work, args):
-    module = check_module(args.module)
-    module_v2 = getattr(args, "module_v2", None)
-    if module_v2:
-        module_v2 = check_module(module_v2)
-        if module_v2 == module:
-            raise GcovlabError("--module-v2 is the same directory as --module; give "
-                               "it the changed copy", EXIT_USAGE)
-    check_file(args.workload, "--workload")
-    workload = os.path.abspath(args.workload)
-    extra_files(args)
-    out = check_out(args.out, module)
-    config, var, label = pick_kernel(args)
-    build_dir = os.path.join(out, "build")
-    previous = read_marker(out)
-    if os.path.isdir(build_dir) and (previous.get("module") != module or
-                                     previous.get("kernel") != config):
-        # Another module or kernel built here before: start the copy afresh.
-        shutil.rmtree(build_dir)
-    mark_out(out, module=module, build=build_dir, kernel=config)
-    for stale in ("lcov.info", "summary.txt", "status"):
-        if os.path.exists(os.path.join(out, stale)):
-            os.remove(os.path.join(out, stale))
-
-    prepare_tree(work, args)
-    kbuild.build_kernel(work, config)
-    extra = ["KCFLAGS=-frandom-seed=%s" % args.random_seed] if getattr(
-        args, "random_seed", None) else []
-    kos = kbuild.build_module(work, config, module, build_dir, var, extra)
-    names = [os.path.basename(k) for k in kos]
-    if len(set(names)) != len(names):
-        raise GcovlabError("two .ko files share a name: %s" % ", ".join(kos))
-    if module_v2:
-        kos = second_version(work, config, module_v2, out, build_dir, var, extra, kos)
-    title = "%s on %s" % (" ".join(n[:-3] for n in names), label)
-    mark_out(out, module=module, build=build_dir, kernel=config, title=title)
-    status = boot_and_collect(work, args, config, out, workload, kos)
-
-    if not make_report(out, build_dir, title):
-        export = os.path.exists(os.path.join(kbuild.source_dir(work, config),
-                                             "kernel", "gcov", "fs.c"))
-        if config.startswith("lab") and not export:
-            say("no .gcda came back, as expected: %s has no debugfs gcov export yet "
-                "(the series adds it in Lab 7).  The workload ran; its output is in "
-                "%s/workload.log and the kernel's in %s/console.log.  No report made."
-                % (label, out, out))
-        else:
-            warn("no .gcda file for the module came back, though %s exports gcov "
-                 "data in debugfs: did the workload load the module with insmod, "
-                 "and did it leave the module loaded or its data kept "
-                 "(gcov_persist=1, no write to gcov/reset)?  See %s/workload.log.  "
-                 "No report made." % (label, out))
-    return status
-
-
-def second_version(work, config, module_v2, out, build_dir, var, extra, kos):
-    """Keep the first build's .ko files, then build the changed source in the
-    same place: its objects get the same names (and paths) as the first."""
-    keep = os.path.join(out, "modules")
-    if os.path.isdir(keep):
-        shutil.rmtree(keep)
-    os.makedirs(keep)
-    first = []
-    for ko in kos:
-        shutil.copy2(ko, keep)
-        first.append(os.path.join(keep, os.path.basename(ko)))
-    second = []
-    for ko in kbuild.build_module(work, config, module_v2, build_dir, var, extra):
-        dst = os.path.join(keep, os.path.basename(ko)[:-3] + ".v2.ko")
-        shutil.copy2(ko, dst)
-        second.append(dst)
-    say("the guest gets %s" % ", ".join(os.path.basename(k) for k in first + second))
-    return first + second
-
-
-def gcov_dump(path):
-    proc = subprocess.run(["gcov-dump", "-l", path], capture_output=True, text=True)
-    return [line.split(":", 1)[1] if ":" in line else line
-            for line in (proc.stdout + proc.stderr).splitlines()]
-
-
-# What a gcov-dump -l line may legitimately differ in between two kernels'
-# builds of one module: the stamp, the header checksum, and each function's
-# ident and checksums (a function from a kernel header emitted out of line
-# hashes the kernel tree's path into them).
-MASKS = [(re.compile(r"^stamp \d+$"), "stamp *"),
-         (re.compile(r"^checksum \S+$"), "checksum *"),
-         (re.compile(r"ident=\d+"), "ident=*"),
-         (re.compile(r"lineno_checksum=0x[0-9a-f]+"), "lineno_checksum=*"),
-         (re.compile(r"cfg_checksum=0x[0-9a-f]+"), "cfg_checksum=*")]
-COUNTS = re.compile(r"^(\s+\d+:)((?: -?\d+)+) ?$")
-
-
-def masked_dump(path, counts=True):
-    """gcov-dump -l of path with MASKS applied; counter values too unless counts."""
-    lines = []
-    for line in gcov_dump(path):
-        for pattern, repl in MASKS:
-            line = pattern.sub(repl, line)
-        if not counts:
-            m = COUNTS.match(line)
-            if m:
-                line = m.group(1) + " #" * len(m.group(2).split())
-        lines.append(line)
-    return lines
-
-
-def gcda_files(root):
-    return sorted(os.path.relpath(os.path.join(d, f), root)
-                  for d, _s, fs in os.walk(root) for f in fs if f.endswith(".gcda"))
-
-
-def read_bytes(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def run_for_compare(work, out, common, mainline, lab):
-    status = cmd_run(work, argparse.Namespace(mainline=mainline, lab=lab, **common))
-    if status:
-        raise GcovlabError("the workload failed on %s (status %d)" % (
-            "the mainline kernel" if mainline else "lab %d" % lab, status))
-    return os.path.join(out, "gcda")
-
-
-def keep_as(out, name):
-    dst = os.path.join(out, name)
-    if os.path.isdir(dst):
-        shutil.rmtree(dst)
-    os.rename(os.path.join(out, "gcda"), dst)
-    return dst
-
-
-def profile_update(build_dir):
-    """The -fprofile-update= option the module's objects were compiled with
-    (from kbuild's .<obj>.o.cmd files), or None."""
-    found = set()
-    for name in os.listdir(build_dir):
-        if name.startswith(".") and name.endswith(".o.cmd") and ".mod." not in name:
-            with open(os.path.join(build_dir, name), encoding="utf-8",
-                      errors="replace") as f:
-                found.update(re.findall(r"-fprofile-update=[\w-]+", f.readline()))
-    return " ".join(sorted(found)) or None
-
-
-def repeats(ref, again):
-    """Files of two mainline runs whose bytes differ (the workload's counts
-    do not repeat themselves), and files only one run has."""
-    a, b = gcda_files(ref), gcda_files(again)
-    if a != b:
-        return sorted(set(a) ^ set(b))
-    return [rel for rel in a if read_bytes(os.path.join(ref, rel)) !=
-            read_bytes(os.path.join(again, rel))]
-
-
-def cmd_compare(work, args):
-    config = labs.kernel_config(args.lab)
-    if not config.startswith("lab"):
-        raise GcovlabError("--lab %d is the mainline kernel itself; name a series lab"
-                           % args.lab, EXIT_USAGE)
-    variant = config[len("lab-"):] if config.startswith("lab-") else None
-    out = os.path.abspath(args.out)
-    common = dict(module=args.module, workload=args.workload, out=out, tree=False,
-                  random_seed=args.random_seed, timeout=args.timeout, accel=args.accel,
-                  append=args.append, module_v2=None)
-    mainline_common = dict(common, variant=variant)
-    say("mainline, first run")
-    run_for_compare(work, out, mainline_common, True, None)
-    ref = keep_as(out, "gcda-mainline")
-    atomic_ref = profile_update(os.path.join(out, "build"))
-    say("mainline, second run: does the workload repeat itself?")
-    run_for_compare(work, out, mainline_common, True, None)
-    again = keep_as(out, "gcda-mainline-2")
-    unsteady = repeats(ref, again)
-    if unsteady:
-        say("the workload does not repeat itself on mainline: %d file%s differ%s between "
-            "two runs (%s).  Counter values are not compared for %s, only the records' "
-            "structure." % (len(unsteady), "" if len(unsteady) == 1 else "s",
-                            "s" if len(unsteady) == 1 else "", ", ".join(unsteady[:5]),
-                            "them" if len(unsteady) > 1 else "it"))
-    else:
-        say("it does: both mainline runs gave the same bytes")
-    say("lab %d" % args.lab)
-    mine = run_for_compare(work, out, common, False, args.lab)
-    atomic = profile_update(os.path.join(out, "build"))
-    if atomic_ref != atomic:
-        say("counter updates: mainline compiled the module with %s, lab %d with %s" % (
-            atomic_ref or "plain (non-atomic) updates", args.lab,
-            atomic or "plain (non-atomic) updates"))
-
-    a, b = gcda_files(ref), gcda_files(mine)
-    if not a:
-        raise GcovlabError("no .gcda came back from the mainline run")
-    bad = same = 0
-    for rel in sorted(set(a) | set(b)):
-        # the object's .gcda name, the path debugfs mirrors under gcov/
-        name = "/" + rel
-        if rel not in b or rel not in a:
-            print("only in %s: %s" % ("mainline" if rel in a else "lab %d" % args.lab, name))
-            bad += 1
-            continue
-        x, y = read_bytes(os.path.join(ref, rel)), read_bytes(os.path.join(mine, rel))
-        if x == y:
-            print("identical (%d bytes): %s" % (len(x), name))
-            same += 1
-            continue
-        steady = rel not in unsteady
-        mx = masked_dump(os.path.join(ref, rel), counts=steady)
-        my = masked_dump(os.path.join(mine, rel), counts=steady)
-        if mx == my:
-            print("equal records (%d bytes; stamp, checksums and ident masked%s): %s" % (
-                len(x), "" if steady else ", counts not compared", name))
-            continue
-        bad += 1
-        print("DIFFERENT: %s (%d bytes on mainline, %d on lab %d; gcov-dump -l with "
-              "stamp, checksums and ident masked%s)" % (
-                  name, len(x), len(y), args.lab, "" if steady else " and counts"))
-        diff = difflib.unified_diff(mx, my, "mainline", "lab %d" % args.lab,
-                                    lineterm="", n=1)
-        print("\n".join(list(diff)[:40]))
-    equal = len(a) - bad - same if bad <= len(a) - same else 0
-    say("%d of %d .gcda file%s identical to mainline's%s%s" % (
-        same, len(a), "" if len(a) == 1 else "s",
-        ", %d with equal records once masked" % equal if equal else "",
-        ", %d different" % bad if bad else ""))
-    return 1 if bad else 0
-
-
-def make_report(out, build_dir, title):
-    """Place the module's .gcda next to its .gcno, run lcov and genhtml.
-    Returns False, and makes nothing, when no .gcda came back."""
-    if not report.place_gcda(os.path.join(out, "gcda"), build_dir):
-        return False
-    info, index = report.lcov_report(out, build_dir, title)
-    report.announce(out, index, info, build_dir)
-    return True
+    return runs.cmd_run(work, runs.Request.from_args(args))
 
 
 def cmd_boot(work, args):
-    config, _var, label = pick_kernel(args)
-    workload = os.path.abspath(args.workload or os.path.join(VM, "smoke.sh"))
-    check_file(workload, "--workload")
-    out = check_out(args.out or os.path.join(work.root, "boot-" + config))
-    mark_out(out, kernel=config, title="boot of %s" % label)
-    prepare_tree(work, args)
-    kbuild.build_kernel(work, config)
-    return boot_and_collect(work, args, config, out, workload, [])
+    return runs.cmd_boot(work, runs.Request.from_args(args))
 
 
 def cmd_report(work, args):
-    out = os.path.abspath(args.out)
-    meta = read_marker(out)
-    if not meta:
-        raise GcovlabError("%s is not the --out of a gcovlab run" % out, EXIT_USAGE)
-    if "title" not in meta:
-        raise GcovlabError("%s holds no finished module build: nothing to report" % out,
-                           EXIT_USAGE)
-    if not make_report(out, meta["build"], meta["title"]):
-        raise GcovlabError("no .gcda for the module under %s/gcda" % out)
-    return 0
+    return runs.cmd_report(work, runs.Request.from_args(args))
 
 
 def cmd_kernel_report(work, args):
-    out = os.path.abspath(args.out)
-    if not os.path.isdir(os.path.join(out, "gcda")):
-        raise GcovlabError("%s has no gcda/ directory: give the --out of a "
-                           "'vm/gcovlab run' or 'boot'" % out, EXIT_USAGE)
-    config, _var, label = pick_kernel(args)
-    build_dir = work.build_dir(config)
-    staged, foreign, said = report.kernel_report(out, build_dir, "kernel on %s" % label)
-    say("%d kernel objects with data; %d other .gcda files (modules) left out" % (
-        staged, foreign))
-    say("HTML report: %s" % os.path.join(out, "kernel-html", "index.html"))
-    if said:
-        print("\n".join(said))
-        warn("lcov or gcov said the %d line%s above: the report may be incomplete" % (
-            len(said), "" if len(said) == 1 else "s"))
-        return 1
-    say("no warning from gcov, lcov or genhtml")
-    return 0
+    return runs.cmd_kernel_report(work, runs.Request.from_args(args))
+
+
+def cmd_compare(work, args):
+    return compare.cmd_compare(work, args)
 
 
 def cmd_status(work, _args):
@@ -714,8 +328,9 @@ def cmd_lab(work, args):
 
 
 def cmd_build(work, args):
-    config, _var, _label = pick_kernel(args)
-    prepare_tree(work, args)
+    req = runs.Request.from_args(args)
+    config, _var, _label = runs.pick_kernel(req)
+    runs.prepare_tree(work, req)
     kbuild.build_kernel(work, config, force=args.force)
     return 0
 
@@ -724,7 +339,9 @@ COMMANDS = {"tree": lambda w, a: (treemod.ensure(w), 0)[1], "lab": cmd_lab,
             "build": cmd_build, "boot": cmd_boot, "run": cmd_run,
             "report": cmd_report, "kernel-report": cmd_kernel_report,
             "compare": cmd_compare, "status": cmd_status, "clean": cmd_clean,
-            "reset": lambda w, a: resetmod.reset(w, a.number)}
+            "reset": lambda w, a: resetmod.reset(w, a.number),
+            "exercise": lambda w, a: exercise.make(w, a.number, a.todo),
+            "check": lambda w, a: exercise.check(w, a.number, a.json, a.solution)}
 
 
 def main(argv=None):

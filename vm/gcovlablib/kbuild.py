@@ -8,6 +8,8 @@ import subprocess
 import time
 
 from . import tree as treemod
+from . import config as config_mod
+from .config import Config
 from .util import GcovlabError, Lock, Step, run, say, seconds, tail
 from .work import VM
 
@@ -27,17 +29,17 @@ CONFIGS = {
     "mainline-debug": ["kernel.config", "mainline.config", "smp.config",
                        "debug.config"],
 }
-VARIANTS = ("all", "smp", "debug")
+VARIANTS = config_mod.VARIANTS
 
 
 def config_name(base, variant=None):
     """'lab' or 'mainline', with a variant: 'lab-all', 'mainline-smp', ..."""
-    return base + "-" + variant if variant else base
+    return Config(base, variant)
 
 
 def vcpus(config):
     """How many vCPUs the guest of a configuration gets."""
-    return 2 if config.endswith(("-smp", "-debug")) else 1
+    return Config.parse(config).vcpus
 
 def make_vars(work):
     """Variables on the make command line of every kernel and module build.
@@ -80,23 +82,30 @@ def jobs():
 
 
 def source_dir(work, config):
-    return work.mainline if config.startswith("mainline") else work.tree
+    return Config.parse(config).source(work)
 
 
 def fragments(config):
     return [os.path.join(VM, name) for name in CONFIGS[config]]
 
 
+def config_lines(path):
+    """The CONFIG_X=value settings of a .config or a fragment, as a dict."""
+    got = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("CONFIG_") and "=" in line:
+                key, value = line.split("=", 1)
+                got[key] = value
+    return got
+
+
 def wanted_options(config):
-    """CONFIG_X=value lines the fragments ask for."""
+    """CONFIG_X=value lines the fragments ask for (later fragments win)."""
     want = {}
     for frag in fragments(config):
-        with open(frag, encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if line.startswith("CONFIG_") and "=" in line:
-                    key, value = line.split("=", 1)
-                    want[key] = value
+        want.update(config_lines(frag))
     return want
 
 
@@ -135,14 +144,7 @@ def undefined_options(src, options):
 
 
 def read_config(out):
-    got = {}
-    with open(os.path.join(out, ".config"), encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("CONFIG_") and "=" in line:
-                key, value = line.split("=", 1)
-                got[key] = value
-    return got
+    return config_lines(os.path.join(out, ".config"))
 
 
 def configure(work, config):
@@ -204,7 +206,7 @@ def build_kernel(work, config, force=False):
 
 
 def _build_kernel(work, config, force):
-    if config.startswith("mainline"):
+    if Config.parse(config).is_mainline:
         treemod.ensure_mainline(work)
     if not force and up_to_date(work, config):
         say("%s kernel is up to date (build/%s in the work directory)" % (config, config))

@@ -4,6 +4,7 @@
 import os
 import tomllib
 
+from .config import VARIANTS, Config
 from .util import EXIT_USAGE, GcovlabError
 from .work import REPO
 
@@ -40,13 +41,13 @@ def kernel_config(number):
     with a variant ('lab-all', 'lab-smp': labs/index.toml's variant key)."""
     lab = get(number)
     if lab["kernel"] == "mainline":
-        return "mainline"
+        return Config("mainline")
     if lab["kernel"] == "series":
         variant = lab.get("variant")
-        if variant not in (None, "all", "smp", "debug"):
+        if variant not in (None,) + VARIANTS:
             raise GcovlabError("labs/index.toml: lab %d has variant = %r; expected "
-                               "\"all\", \"smp\" or \"debug\"" % (number, variant))
-        return "lab-" + variant if variant else "lab"
+                               "one of %s" % (number, variant, ", ".join(VARIANTS)))
+        return Config("lab", variant)
     raise GcovlabError("labs/index.toml: lab %d has kernel = %r; expected "
                        "\"mainline\" or \"series\"" % (number, lab["kernel"]))
 

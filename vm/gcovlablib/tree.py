@@ -19,6 +19,7 @@ import subprocess
 import time
 
 from . import baseline
+from .config import Config
 from .util import GcovlabError, Lock, Step, run, output, say, warn
 
 TAG_PRISTINE = "gcovlab-pristine"
@@ -299,7 +300,7 @@ def ensure_mainline(work):
 
 def source_state(work, config):
     """A string that changes whenever the source of a build changes."""
-    if config.startswith("mainline"):
+    if Config.parse(config).is_mainline:
         return git(work.mainline, "rev-parse", "HEAD").strip()
     head = git(work.tree, "rev-parse", "HEAD").strip()
     diff = subprocess.run(["git", "-C", work.tree, "diff", "HEAD"],

@@ -26,7 +26,11 @@ import pytest
 from conftest import DATA, DRIVER, REPO, check_stress, gcovlab, ok
 
 LAB7 = os.path.join(DATA, "lab7")
-STRESS = os.path.join(REPO, "labs", "stress")
+# what the Lab 7 page has the student run, kept with the lab
+STUDENT7 = os.path.join(REPO, "labs", "lab07")
+
+
+STRESS = os.path.join(REPO, "labs", "lab11")
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +71,7 @@ def test_sample_driver_equals_mainline(at_lab0_after, tmp_path):
 def test_out_of_line_header_function_equal_once_masked(at_lab0_after, tmp_path):
     """list_empty() emitted out of line carries the kernel tree's path in its
     checksums: not byte-identical, but record by record equal, counts too."""
-    ool = os.path.join(DATA, "outofline")
+    ool = os.path.join(REPO, "labs", "lab07", "outofline")
     out = tmp_path / "ool"
     proc = gcovlab("compare", "--lab", "7", "--module", ool, "--workload",
                    os.path.join(ool, "workload.sh"), "--out", out)
@@ -98,7 +102,7 @@ def test_compare_unsteady_workload_structure_only(at_lab0_after, tmp_path):
 def reads(at_lab0_after, tmp_path_factory):
     out = tmp_path_factory.mktemp("lab7") / "reads"
     proc = ok(gcovlab("run", "--lab", "7", "--module", DRIVER, "--workload",
-                      os.path.join(LAB7, "reads.sh"), "--out", out))
+                      os.path.join(STUDENT7, "reads.sh"), "--out", out))
     return out, proc.stdout
 
 
@@ -172,8 +176,8 @@ def test_changed_module_not_revived(at_lab0_after, tmp_path):
     counters are dropped, and the file holds only the new module's run."""
     out = tmp_path / "changed"
     proc = ok(gcovlab("run", "--lab", "7", "--module", DRIVER, "--module-v2",
-                      os.path.join(LAB7, "changed"), "--random-seed", "lab7",
-                      "--workload", os.path.join(LAB7, "changed.sh"), "--out", out))
+                      os.path.join(STUDENT7, "changed"), "--random-seed", "lab7",
+                      "--workload", os.path.join(STUDENT7, "changed.sh"), "--out", out))
     stamps = re.findall(r"lab7: (?:ghost|v2) stamp (\w+)", proc.stdout)
     assert len(stamps) == 2 and stamps[0] == stamps[1], proc.stdout
     assert "changed since it was unloaded, old counters dropped" in proc.stdout

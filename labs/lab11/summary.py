@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""labs/stress/summary.py - one table row per stress run (Lab 11).
+"""labs/lab11/summary.py - one table row per stress run (Lab 11).
 
-  labs/stress/summary.py [--csv] LABEL=OUT...
+  labs/lab11/summary.py [--csv] LABEL=OUT...
 
 OUT is the --out directory of a "vm/gcovlab run" whose workload was
-labs/stress/stress.sh or labs/stress/lab11.sh.  For each run: the
+labs/lab11/stress.sh or labs/lab11/lab11.sh.  For each run: the
 operations per second of each kind of worker, what the kernel's checkers
 reported (from OUT/console.log), the kmemleak suspects (lab11.sh only)
 and how the run ended.  Plain text by default; --csv for the site's
@@ -54,7 +54,7 @@ def row(label, out):
     m = re.search(r"stress: (\d+) s, (\d+) CPUs", console)
     if not m:
         raise SystemExit("summary.py: %s/console.log has no stress.sh output: run "
-                         "labs/stress/stress.sh or lab11.sh as the workload" % out)
+                         "labs/lab11/stress.sh or lab11.sh as the workload" % out)
     seconds = int(m.group(1))
     ops = {name: int(n) for name, n in re.findall(r"stress: (\S+) (\d+) ok, \d+ failed",
                                                   console)}

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# labs/bench.sh - time the lab loop and print the figures (make bench).
+# tools/bench.sh - time the lab loop and print the figures (make bench).
 #
-#   labs/bench.sh           warm: a second 'make demo', and edit -> report
-#   labs/bench.sh --cold    also a cold 'make demo' in a fresh work
+#   tools/bench.sh           warm: a second 'make demo', and edit -> report
+#   tools/bench.sh --cold    also a cold 'make demo' in a fresh work
 #                           directory (extract, commit, build: minutes)
 #
 # Prints one line per figure; it asserts nothing (speed is measured here,

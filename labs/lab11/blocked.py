@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""labs/stress/blocked.py - the hung-task reports of a console log, short.
+"""labs/lab11/blocked.py - the hung-task reports of a console log, short.
 
-  labs/stress/blocked.py CONSOLE [FUNCTION]
+  labs/lab11/blocked.py CONSOLE [FUNCTION]
 
 For each task that the hung-task detector reported (its first report):
 the task, then its stack from the innermost function outwards, without

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * labs/format-lab/wc.c: the program of Lab 6, a tiny word counter.
+ * labs/lab06/wc.c: the program of Lab 6, a tiny word counter.
  *
  * Reads lines from standard input and prints, for each, how many words it
  * has.  A line of more than five words also goes through long_line(), so

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Lab 7 test workload (run with --module-v2 tests/data/lab7/changed): the
+# Lab 7 test workload (run with --module-v2 labs/lab07/changed): the
 # sample driver leaves a ghost; a changed module with the same object name
 # is loaded; its counters must start from zero, not from the ghost's.
 set -e

@@ -25,7 +25,7 @@ import pytest
 from conftest import DRIVER, REPO, gcovlab, ok, work_root
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
-from gcovlablib.cli import masked_dump  # noqa: E402
+from gcovlablib.compare import masked_dump  # noqa: E402
 
 BASIC = os.path.join(DRIVER, "workload-basic.sh")
 

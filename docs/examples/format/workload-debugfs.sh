@@ -7,7 +7,7 @@
 #
 # Runs in the guest next to gcovdemo.ko:
 #   vm/gcovlab run --mainline --module labs/driver \
-#       --workload labs/format/workload-debugfs.sh --out DIR
+#       --workload docs/examples/format/workload-debugfs.sh --out DIR
 set -e
 gcov=/sys/kernel/debug/gcov
 

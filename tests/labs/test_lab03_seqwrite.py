@@ -13,7 +13,7 @@ import pytest
 
 from conftest import REPO, gcovlab, ok
 
-SEQWRITE = os.path.join(REPO, "labs", "seqwrite")
+SEQWRITE = os.path.join(REPO, "labs", "lab03")
 WORKLOAD = os.path.join(SEQWRITE, "workload.sh")
 MAGIC = 0x67636461
 

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Exercise mode on the host: Lab 6's skeleton is made from the current
+series, its checker passes on the series' writer, fails on the untouched
+skeleton naming each TODO, and catches the mistakes a student could make
+with the hint of the right TODO.  No kernel, a few seconds (gcc)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "vm"))
+
+from gcovlablib import exercise  # noqa: E402
+
+PATCHES = sorted(os.path.join(REPO, "patches", p)
+                 for p in os.listdir(os.path.join(REPO, "patches")) if p.endswith(".patch"))
+HARNESS = os.path.join(REPO, "labs", "lab06", "harness")
+PROGRAM = os.path.join(REPO, "labs", "lab06", "wc.c")
+NORMALISE = os.path.join(REPO, "tools", "gcda_normalise.py")
+GCC12 = "kernel/gcov/gcc_12.c"
+
+
+@pytest.fixture(scope="module")
+def series(tmp_path_factory):
+    """kernel/gcov/ as Lab 6 has it (patches 1-5), from patches/ alone."""
+    root = tmp_path_factory.mktemp("series")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for patch in PATCHES[:5]:
+        subprocess.run(["git", "apply", "--include=kernel/gcov/*", patch], cwd=root, check=True)
+    with open(root / GCC12, encoding="utf-8") as f:
+        return root, f.read()
+
+
+def checked(root, text):
+    with open(root / GCC12, "w", encoding="utf-8") as f:
+        f.write(text)
+    return exercise.check_lab6(str(root / "kernel" / "gcov"), HARNESS, PROGRAM, NORMALISE)
+
+
+def failed_todos(checks):
+    return sorted({c.todo for c in checks if not c.passed and c.todo is not None})
+
+
+def test_every_skeleton_is_made_from_the_current_series(series):
+    root, text = series
+    for number in exercise.available():
+        ex = exercise.load(number)
+        if number == 6:
+            made = exercise.skeleton({GCC12: text}, ex["todo"])[GCC12]
+            for todo in ex["todo"]:
+                assert "TODO %d: " % todo["number"] in made
+                assert todo["from"] not in made.split("\n")
+
+
+def test_the_solution_passes(series):
+    root, text = series
+    checks = checked(root, text)
+    assert checks and all(c.passed for c in checks), [c for c in checks if not c.passed]
+
+
+def test_the_untouched_skeleton_fails_naming_each_todo(series):
+    root, text = series
+    ex = exercise.load(6)
+    checks = checked(root, exercise.skeleton({GCC12: text}, ex["todo"])[GCC12])
+    assert checks[0].passed, "the skeleton must compile: %s" % checks[0].detail
+    assert failed_todos(checks) == [1, 2, 3]
+
+
+def test_todo_k_starts_with_the_earlier_ones_solved(series):
+    root, text = series
+    ex = exercise.load(6)
+    checks = checked(root, exercise.skeleton({GCC12: text}, ex["todo"], first=3)[GCC12])
+    assert 3 in failed_todos(checks) and 1 not in failed_todos(checks) and \
+        2 not in failed_todos(checks)
+
+
+@pytest.mark.parametrize("old,new,todo", [
+    # the header's words in the wrong order
+    ("\tput_u32(&w, info->version);\n\tput_u32(&w, info->stamp);",
+     "\tput_u32(&w, info->stamp);\n\tput_u32(&w, info->version);", 1),
+    # a function record's length in words, not bytes
+    ("put_u32(&w, GCOV_FUNCTION_WORDS * sizeof(u32));", "put_u32(&w, GCOV_FUNCTION_WORDS);", 2),
+    # the checksums swapped
+    ("\t\tput_u32(&w, fn->lineno_checksum);\n\t\tput_u32(&w, fn->cfg_checksum);",
+     "\t\tput_u32(&w, fn->cfg_checksum);\n\t\tput_u32(&w, fn->lineno_checksum);", 2),
+    # a counter record's length off by a factor: 32-bit values
+    ("put_u32(&w, ctr->num * sizeof(u64));", "put_u32(&w, ctr->num * sizeof(u32));", 3),
+    # the high half first
+    ("\t\t\t\tput_u32(&w, lower_32_bits(v));\n\t\t\t\tput_u32(&w, upper_32_bits(v));",
+     "\t\t\t\tput_u32(&w, upper_32_bits(v));\n\t\t\t\tput_u32(&w, lower_32_bits(v));", 3),
+])
+def test_a_plausible_mistake_is_caught_with_its_todo(series, old, new, todo):
+    root, text = series
+    assert old in text, "the mutation no longer applies to the series"
+    checks = checked(root, text.replace(old, new, 1))
+    failed = [c for c in checks if not c.passed]
+    assert failed, "the mistake was not caught"
+    assert failed[0].todo == todo, [(c.name, c.todo) for c in failed]
