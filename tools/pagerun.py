@@ -292,8 +292,14 @@ NOISE = re.compile(r"^\[ *\d+\.\d+\] (?:input: |random: |clocksource: |tsc: |"
                    r"Freeing unused|Run /init|workqueue: )")
 
 MASKS = [
+    # uname: the kernel's build count (.version) grows with every build
+    (re.compile(r"(Linux \S+ \d+\.\d+\.\d+\S* )#\d+ "), r"\1#<n> "),
+    # ls -l: the date and time of a file
+    (re.compile(r"\b[A-Z][a-z]{2} [ \d]\d (?:\d\d:\d\d| \d{4}) "), "<date> "),
     # a branch just made names its patches; one that existed does not
     (re.compile(r"^(gcovlab: kernel tree now on branch lab-\d+) \(.*\)$"), r"\1"),
+    # the tree may or may not be on the branch already
+    (re.compile(r"^gcovlab: kernel tree (?:already|now) on branch "), "gcovlab: kernel tree on branch "),
     (re.compile(r"\bin (?:\d+ min \d+ s|\d+(?:\.\d+)? s)\b"), "in <time>"),
     (re.compile(r"\b\d+(?:\.\d+)? s\b"), "<n> s"),
     (re.compile(r"\b\d+ files compiled\b"), "<n> files compiled"),
@@ -332,10 +338,28 @@ def work_dir():
         os.path.expanduser("~"), ".cache", "gcov-kernel-labs"))
 
 
+# Every run's HOME has this one path: GCC hashes the paths of the files it
+# compiles into the .gcno and .gcda (checksums, record offsets), and ls -l
+# shows a link's length, so a HOME of another length would change what
+# the pages show.
+HOME = "/tmp/gcovlab-pagerun/home"
+HOME_MARK = "/tmp/gcovlab-pagerun/.made-by-pagerun"
+
+
 def make_home(base, work):
-    """A fresh HOME: the real work directory linked in, a git identity."""
-    home = tempfile.mkdtemp(prefix="home.", dir=base)
-    os.makedirs(os.path.join(home, ".cache"))
+    """A fresh HOME (always HOME above): the real work directory linked in,
+    a git identity.  What an earlier run left there is removed first; a
+    folder of that name that the runner did not make is refused."""
+    top = os.path.dirname(HOME)
+    if os.path.lexists(top):
+        if os.path.islink(top) or not os.path.exists(HOME_MARK):
+            raise PageError("%s exists and was not made by tools/pagerun.py; move it "
+                            "away and run again" % top)
+        shutil.rmtree(top)
+    os.makedirs(os.path.join(HOME, ".cache"))
+    with open(HOME_MARK, "w", encoding="utf-8") as f:
+        f.write("tools/pagerun.py\n")
+    home = HOME
     os.symlink(work, os.path.join(home, ".cache", "gcov-kernel-labs"))
     with open(os.path.join(home, ".gitconfig"), "w", encoding="utf-8") as f:
         f.write("[user]\n\tname = Student\n\temail = student@example.invalid\n")
@@ -382,6 +406,8 @@ def run_lab(number, capture=False, base=None, log=sys.stderr, page=None, first=N
     finally:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
+            if os.path.exists(HOME_MARK):
+                shutil.rmtree(os.path.dirname(HOME), ignore_errors=True)
 
 
 def git(tree, *args):
@@ -436,8 +462,10 @@ def _run(number, page, blocks, work, base, capture, log):
     script = os.path.join(outdir, "page.sh")
     with open(script, "w", encoding="utf-8") as f:
         f.write(script_for(blocks, outdir))
+    # A reader's fresh shell: none of the variables a calling make (make
+    # check) or git exports, which change what make and git print.
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GCOVLAB_", "GIT_", "OLDPWD"))}
+           if not k.startswith(("GCOVLAB_", "GIT_", "OLDPWD", "MAKE", "MFLAGS"))}
     env.update(HOME=home, LC_ALL="C.UTF-8", SHELL="/bin/bash",
                PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
     if os.environ.get("GCOVLAB_TARBALL"):
