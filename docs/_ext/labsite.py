@@ -79,8 +79,12 @@ class LabTable(Generated):
             needs = ", ".join(":doc:`Lab %d </%s>`" % (d, docname(by)) for d in
                               lab.get("depends", []) for by in load_labs()
                               if by["number"] == d) or "setup"
+            exercise = os.path.isfile(os.path.join(ROOT, "labs", "lab%02d" % n, "exercise.toml"))
             out += ["   * - :doc:`%d </%s>`" % (n, docname(lab)),
-                    "     - **%s**: %s" % (lab["title"], lab.get("teaches", "")),
+                    "     - **%s**: %s%s" % (lab["title"], lab.get("teaches", ""),
+                                           "; *exercise: you write it, vm/gcovlab check "
+                                           "%d tells you where you stand*" % n
+                                           if exercise else ""),
                     "     - %s" % shown,
                     "     - %s" % kernel,
                     "     - %s" % (minutes(t) if t else "not measured"),
