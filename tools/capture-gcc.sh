@@ -28,12 +28,7 @@ me=tools/capture-gcc.sh
 # shellcheck source=tools/capture-lib.sh
 . "$(dirname "$0")/capture-lib.sh"
 
-case ${1:-} in
--h|--help)
-	sed -n '4,9p' "$0" | sed 's/^# \{0,1\}//'
-	exit 0
-	;;
-esac
+capture_help 4,9 "${1:-}"
 capture_args gcc "$@"
 need gcc objdump readelf nm strings gcov gcov-dump
 

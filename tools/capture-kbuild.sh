@@ -25,12 +25,7 @@ me=tools/capture-kbuild.sh
 # shellcheck source=tools/capture-lib.sh
 . "$(dirname "$0")/capture-lib.sh"
 
-case ${1:-} in
--h|--help)
-	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
-	exit 0
-	;;
-esac
+capture_help 4,8 "${1:-}"
 capture_args kbuild "$@"
 need make
 

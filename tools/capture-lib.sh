@@ -15,6 +15,17 @@ die() {
 	exit 1
 }
 
+# capture_help LINES ARG: on -h or --help, print the script's usage (the
+# comment lines LINES, a sed range) and stop
+capture_help() {
+	case $2 in
+	-h | --help)
+		sed -n "$1p" "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	esac
+}
+
 # need TOOL...: each must be installed
 need() {
 	for tool in "$@"; do
