@@ -28,6 +28,8 @@ line before a console block:
   .. runner: timeout 1800  seconds for the block (default 1200)
   .. runner: digits        numbers in the output vary (a race, a size):
                            compare the capture with every number masked
+  .. runner: unordered     lines come in any order (two CPUs print):
+                           compare the capture's lines sorted
 
 The "Exercises" section and everything after it is not run.
 
@@ -97,6 +99,7 @@ class Block:
         self.skip = None
         self.timeout = DEFAULT_TIMEOUT
         self.digits = False         # numbers masked when comparing
+        self.unordered = False      # lines compared sorted
         self.cited = []             # (line, text) the prose says to look for
 
     def where(self):
@@ -129,7 +132,7 @@ def read_page(path):
                 break
             i += 2
             continue
-        m = re.match(r"^\.\. runner: (exit|skip|timeout|digits)\b\s*(.*)$", line)
+        m = re.match(r"^\.\. runner: (exit|skip|timeout|digits|unordered)\b\s*(.*)$", line)
         if m:
             key, value = m.groups()
             if key == "exit":
@@ -139,8 +142,8 @@ def read_page(path):
                 pending["exit"] = None if value == "any" else int(value)
             elif key == "timeout":
                 pending["timeout"] = int(value)
-            elif key == "digits":
-                pending["digits"] = True
+            elif key in ("digits", "unordered"):
+                pending[key] = True
             else:
                 pending["skip"] = value or "skipped"
             i += 1
@@ -152,6 +155,7 @@ def read_page(path):
             block.skip = pending.get("skip")
             block.timeout = pending.get("timeout", DEFAULT_TIMEOUT)
             block.digits = pending.get("digits", False)
+            block.unordered = pending.get("unordered", False)
             pending = {}
             i += 1
             body = []
@@ -303,6 +307,9 @@ MASKS = [
     (re.compile(r"\bin (?:\d+ min \d+ s|\d+(?:\.\d+)? s)\b"), "in <time>"),
     (re.compile(r"\b\d+(?:\.\d+)? s\b"), "<n> s"),
     (re.compile(r"\b\d+ files compiled\b"), "<n> files compiled"),
+    # the tool's excerpt of a failed build's log: its cut depends on how
+    # make's parallel jobs interleaved
+    (re.compile(r"^\[\.\.\. \d+ lines before \.\.\.\]$"), "[... <n> lines before ...]"),
     (re.compile(r"^\[ *\d+\.\d+\]"), "[<timestamp>]"),
     (re.compile(r"\[ *\d+\.\d+\]"), "[<timestamp>]"),
     (re.compile(r"(\bstamp )\d+"), r"\1<stamp>"),
@@ -553,6 +560,8 @@ def check_capture(block, output, result, capture):
         if block.digits:
             old = [re.sub(r"\d+", "<n>", s) for s in old]
             new = [re.sub(r"\d+", "<n>", s) for s in new]
+        if block.unordered:
+            old, new = sorted(old), sorted(new)
         if old != new:
             diff = difflib.unified_diff(old, new, lineterm="", n=2,
                                         fromfile=rel + " (committed)",

@@ -162,3 +162,10 @@ def test_paths_as_a_student_s_machine_shows_them():
         "~/lab8 ~/x ~/.cache/gcov-kernel-labs/build "
         "~/lab8/gcda/<home>/.cache/gcov-kernel-labs/build/init/main.gcda "
         "~/lab7/gcda/<home>/lab7/build")
+
+
+def test_unordered_compares_lines_in_any_order(tmp_path):
+    body = block("printf 'b\\na\\n'", "a.txt", before=".. runner: unordered\n\n") + \
+        block("printf 'b\\na\\n'", "b.txt")
+    result = run(tmp_path, body, {"a.txt": "a\nb\n", "b.txt": "a\nb\n"})
+    assert len(result.problems) == 1 and "b.txt" in result.problems[0]
