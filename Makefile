@@ -3,7 +3,7 @@
 #
 #   make demo      tree, mainline kernel, sample driver run, coverage report
 #   make check     the whole test suite (closing line: N passed, N failed)
-#   make check-debug  Lab 11's runs on the debug kernels (series and
+#   make check-debug  Lab 11 on the debug kernels: its runs and its page (series and
 #                  mainline; two more kernel builds: 7 min warm, about 25 cold)
 #   make html      the documentation site in _build/html (sphinx -W)
 #   make bench     time the loop (BENCH=--cold adds a cold demo)
