@@ -13,7 +13,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "vm"))
 
-from gcovlablib import exercise  # noqa: E402
+from gcovlablib import checks, exercise  # noqa: E402
 
 PATCHES = sorted(os.path.join(REPO, "patches", p)
                  for p in os.listdir(os.path.join(REPO, "patches")) if p.endswith(".patch"))
@@ -37,22 +37,42 @@ def series(tmp_path_factory):
 def checked(root, text):
     with open(root / GCC12, "w", encoding="utf-8") as f:
         f.write(text)
-    return exercise.check_lab6(str(root / "kernel" / "gcov"), HARNESS, PROGRAM, NORMALISE)
+    return checks.check_lab6(str(root / "kernel" / "gcov"), HARNESS, PROGRAM, NORMALISE)
 
 
 def failed_todos(checks):
     return sorted({c.todo for c in checks if not c.passed and c.todo is not None})
 
 
-def test_every_skeleton_is_made_from_the_current_series(series):
+def test_the_skeleton_is_made_from_the_current_series(series):
+    """Lab 6's; Labs 1, 2 and 4 (files of the whole tree) are made in
+    tests/test_exercises.py."""
     root, text = series
-    for number in exercise.available():
-        ex = exercise.load(number)
-        if number == 6:
-            made = exercise.skeleton({GCC12: text}, ex["todo"])[GCC12]
-            for todo in ex["todo"]:
-                assert "TODO %d: " % todo["number"] in made
-                assert todo["from"] not in made.split("\n")
+    ex = exercise.load(6)
+    made = exercise.skeleton({GCC12: text}, ex["todo"])[GCC12]
+    for todo in ex["todo"]:
+        assert "TODO %d: " % todo["number"] in made
+        assert todo["from"] not in made.split("\n")
+
+
+def test_makefiles_and_kconfig_get_hash_comments_and_stubs_stay():
+    todo = {"number": 1, "file": "scripts/Makefile.lib", "from": "b := 2", "to": "c := 3",
+            "text": "Set b and c.", "chapter": "docs/kbuild-gcov.rst"}
+    made = exercise.hollow("a := 1\nb := 2\nc := 3\nd := 4", [todo], "scripts/Makefile.lib")
+    assert made == "a := 1\n# TODO 1: Set b and c. (Read docs/kbuild-gcov.rst.)\nd := 4"
+    todo.update(file="x/gcc_version.h", stub="#if 0", **{"from": "#if A", "to": "#error x"})
+    made = exercise.hollow("#if A\n#error x\n#endif", [todo], "x/gcc_version.h")
+    assert made.split("\n") == ["/*", " * TODO 1: Set b and c. (Read docs/kbuild-gcov.rst.)",
+                                 " */", "#if 0", "#endif"]
+    assert exercise.hash_comments("kernel/gcov/Kconfig")
+    assert not exercise.hash_comments("kernel/gcov/base.c")
+
+
+def test_a_region_the_series_lost_is_refused():
+    todo = {"number": 2, "file": "f.c", "from": "gone", "to": "gone", "text": "t",
+            "chapter": "c", "lab": 6}
+    with pytest.raises(exercise.GcovlabError, match="TODO 2 of f.c.*exercise.toml"):
+        exercise.hollow("a\nb", [todo], "f.c")
 
 
 def test_the_solution_passes(series):

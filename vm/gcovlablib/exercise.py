@@ -14,12 +14,10 @@ import dataclasses
 import json
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 import tomllib
 
-from . import labs
+from . import checks, labs
 from . import tree as treemod
 from .util import EXIT_FAILED, EXIT_USAGE, GcovlabError, say
 from .work import REPO
@@ -53,8 +51,16 @@ def load(number):
 
 # --- the skeleton ----------------------------------------------------------
 
-def comment(todo, indent):
-    """The TODO comment that takes a region's place, kernel style."""
+def hash_comments(path):
+    """Kconfig files and makefiles take '#' comments; C takes block ones."""
+    name = os.path.basename(path)
+    return name.startswith(("Kconfig", "Makefile")) or name.endswith(".mk")
+
+
+def comment(todo, indent, hashes=False):
+    """The TODO comment that takes a region's place, in the file's style
+    (kernel style for C), then the region's stub, if it has one: lines that
+    keep the skeleton building (a #if the TODO is to replace, a return)."""
     words = ("TODO %d: %s (Read %s.)" % (todo["number"], " ".join(todo["text"].split()),
                                           todo["chapter"])).split()
     lines, line = [], ""
@@ -66,8 +72,12 @@ def comment(todo, indent):
         else:
             line = (line + " " + word).strip()
     lines.append(line)
-    out = [indent + "/*"] + [indent + " * " + s for s in lines] + [indent + " */"]
-    return out
+    if hashes:
+        out = [indent + "# " + s for s in lines]
+    else:
+        out = [indent + "/*"] + [indent + " * " + s for s in lines] + [indent + " */"]
+    stub = todo.get("stub")
+    return out + (stub.rstrip("\n").split("\n") if stub else [])
 
 
 def hollow(text, todos, path="the file"):
@@ -85,7 +95,7 @@ def hollow(text, todos, path="the file"):
                 "exercise.toml." % (todo["number"], todo["file"], todo["from"],
                                     todo["to"], path, todo.get("lab", 0)))
         indent = re.match(r"\s*", lines[start]).group(0)
-        lines[start:end + 1] = comment(todo, indent)
+        lines[start:end + 1] = comment(todo, indent, hash_comments(path))
     return "\n".join(lines)
 
 
@@ -144,169 +154,20 @@ def make(work, number, first=1):
     return 0
 
 
-# --- the checks ------------------------------------------------------------
-
-@dataclasses.dataclass
-class Check:
-    name: str
-    passed: bool
-    todo: int = None        # the TODO a failure points at
-    detail: str = ""
-
-
-def words(data):
-    n = len(data) // 4
-    return [int.from_bytes(data[4 * i:4 * i + 4], "little") for i in range(n)]
-
-
-TAG_FUNCTION = 0x01000000
-
-
-def known_tag(tag):
-    """A FUNCTION record, or the COUNTER record of a counter type (GCC 12's
-    tags, gcc/gcov-io.h: 0x01a10000 + type << 17)."""
-    return tag == TAG_FUNCTION or (tag & 0xfff1ffff) == 0x01a10000
-
-
-def records(data):
-    """[(tag, payload words)] after the 4-word header; or (error, the tag of
-    the record to blame: a record whose length sends the walk off into
-    words that are no record is to blame, not what follows it)."""
-    w = words(data)
-    out, i = [], 4
-    while i < len(w):
-        prev = out[-1][0] if out else None
-        if i + 2 > len(w):
-            return ("a record header is cut off at byte %d" % (4 * i), prev)
-        tag, length = w[i], w[i + 1]
-        if not known_tag(tag):
-            return ("byte %d holds 0x%08x, which is no record tag: the record before "
-                    "it%s has the wrong length" % (
-                        4 * i, tag, " (tag 0x%08x)" % prev if prev is not None else ""),
-                    prev if prev is not None else TAG_FUNCTION)
-        if length % 4:
-            return ("the record at byte %d (tag 0x%08x) has a length of %d bytes, "
-                    "not a whole number of words" % (4 * i, tag, length), tag)
-        end = i + 2 + length // 4
-        if end > len(w):
-            return ("the record at byte %d (tag 0x%08x) claims %d bytes, but the file "
-                    "ends %d bytes later" % (4 * i, tag, length, 4 * (len(w) - i - 2)), tag)
-        out.append((tag, w[i + 2:end]))
-        i = end
-    return out
-
-
-def compare_gcda(mine, want):
-    """The checks of Lab 6, on two files: the student's and libgcov's in the
-    kernel's form."""
-    def shown(ws):
-        return " ".join("%08x" % x for x in ws) or "none (the file is empty)"
-
-    checks = [Check("file header (magic, version, stamp, checksum 0)",
-                    words(mine)[:4] == words(want)[:4], 1,
-                    "first 4 words: %s; expected %s" % (
-                        shown(words(mine)[:4]), shown(words(want)[:4])))]
-    got, exp = records(mine), records(want)
-    if isinstance(got, tuple):
-        error, culprit = got
-        checks.append(Check("the records after the header parse", False,
-                            2 if culprit == TAG_FUNCTION else 3, error))
-        return checks
-    fn_got = [r for r in got if r[0] == TAG_FUNCTION]
-    fn_exp = [r for r in exp if r[0] == TAG_FUNCTION]
-    detail = ""
-    if len(fn_got) != len(fn_exp):
-        detail = "%d FUNCTION records, expected %d" % (len(fn_got), len(fn_exp))
-    else:
-        for k, (a, b) in enumerate(zip(fn_got, fn_exp)):
-            if a != b:
-                detail = "function %d: %s, expected %s" % (
-                    k, " ".join("%08x" % x for x in a[1]), " ".join("%08x" % x for x in b[1]))
-                break
-    checks.append(Check("FUNCTION records (ident, checksums)", not detail, 2, detail))
-    ct_got = [r for r in got if r[0] != TAG_FUNCTION]
-    ct_exp = [r for r in exp if r[0] != TAG_FUNCTION]
-    detail = ""
-    if len(ct_got) != len(ct_exp):
-        detail = "%d COUNTER records, expected %d" % (len(ct_got), len(ct_exp))
-    else:
-        for k, (a, b) in enumerate(zip(ct_got, ct_exp)):
-            if a != b:
-                detail = "counter record %d: tag 0x%08x with %d words, expected tag " \
-                         "0x%08x with %d words%s" % (
-                             k, a[0], len(a[1]), b[0], len(b[1]),
-                             "" if (a[0], len(a[1])) != (b[0], len(b[1])) else
-                             " (the values differ)")
-                break
-    checks.append(Check("COUNTER records (tags, lengths, values)", not detail, 3, detail))
-    checks.append(Check("the whole file equals libgcov's, normalised", mine == want,
-                        None, "%d bytes, expected %d" % (len(mine), len(want))))
-    return checks
-
-
-INPUTS = [b"the cat sat\non the mat\n", b"", b"one\n\ntwo  words\n"]
-
-
-def run(cmd, cwd, stdin=None, env=None):
-    return subprocess.run(cmd, cwd=cwd, input=stdin, env=env, capture_output=True)
-
-
-def check_lab6(gcov_dir, harness, program, normalise):
-    """Build wc.c with the student's gcc_12.c and with libgcov; compare."""
-    # -frandom-seed: the same stamp at every check, so that what a check
-    # prints can be compared from one run to the next
-    cflags = ["-fprofile-arcs", "-ftest-coverage", "-fno-tree-loop-im",
-              "-frandom-seed=gcovlab-check"]
-    with tempfile.TemporaryDirectory(prefix="gcovlab-check6.") as tmp:
-        shutil.copy(program, os.path.join(tmp, "wc.c"))
-        proc = run(["gcc", "-O2", "-Wall", "-I", os.path.join(harness, "shim"), "-I",
-                    gcov_dir, "-c", os.path.join(gcov_dir, "gcc_12.c"), "-o", "gcc_12.o"], tmp)
-        if proc.returncode:
-            return [Check("kernel/gcov/gcc_12.c compiles", False, None,
-                          proc.stderr.decode(errors="replace")[-1500:])]
-        steps = [["gcc", "-O2"] + cflags + ["-c", "wc.c", "-o", "wc.o"],
-                 ["gcc", "-O2", "-Wall", "-I", os.path.join(harness, "shim"), "-I", gcov_dir,
-                  "-c", os.path.join(harness, "harness.c"), "-o", "harness.o"],
-                 ["gcc", "wc.o", "harness.o", "gcc_12.o", "-o", "wc-series"],
-                 ["gcc", "-fprofile-arcs", "wc.o", "-o", "wc-libgcov"]]
-        for cmd in steps:
-            proc = run(cmd, tmp)
-            if proc.returncode:
-                raise GcovlabError("%s failed:\n%s" % (" ".join(cmd), proc.stderr.decode()))
-        checks = [Check("kernel/gcov/gcc_12.c compiles", True)]
-        gcda = os.path.join(tmp, "wc.gcda")
-        for k, text in enumerate(INPUTS):
-            env = dict(os.environ, GCOVLAB_SUFFIX=".series")
-            for stale in (gcda, gcda + ".series"):
-                if os.path.exists(stale):
-                    os.remove(stale)
-            proc = run(["./wc-series"], tmp, text, env)
-            if not os.path.exists(gcda + ".series"):
-                checks.append(Check("input %d: the writer made a file" % (k + 1), False, None,
-                                    "wc-series exited %d and wrote no wc.gcda.series: %s" % (
-                                        proc.returncode, proc.stderr.decode()[-500:])))
-                return checks
-            run(["./wc-libgcov"], tmp, text)
-            norm = run(["/usr/bin/python3", normalise, gcda, gcda + ".norm", "--gcno",
-                        os.path.join(tmp, "wc.gcno")], tmp)
-            if norm.returncode:
-                raise GcovlabError("gcda_normalise.py failed: %s" % norm.stderr.decode())
-            with open(gcda + ".series", "rb") as f:
-                mine = f.read()
-            with open(gcda + ".norm", "rb") as f:
-                want = f.read()
-            for c in compare_gcda(mine, want):
-                c.name = "input %d: %s" % (k + 1, c.name)
-                checks.append(c)
-        return checks
-
-
 def checks_for(work, number):
+    """Lab NUMBER's checks on the tree as checked out."""
+    tree = work.tree
+    if number == 1:
+        return checks.check_lab1(tree, os.path.join(work.root, "check", "lab1"))
+    if number == 2:
+        return checks.check_lab2(tree)
+    if number == 4:
+        return checks.check_lab4(tree)
     if number == 6:
-        return check_lab6(os.path.join(work.tree, "kernel", "gcov"),
-                          os.path.join(REPO, "labs", "lab06", "harness"),
-                          os.path.join(REPO, "labs", "lab06", "wc.c"),
-                          os.path.join(REPO, "tools", "gcda_normalise.py"))
+        return checks.check_lab6(os.path.join(tree, "kernel", "gcov"),
+                                 os.path.join(REPO, "labs", "lab06", "harness"),
+                                 os.path.join(REPO, "labs", "lab06", "wc.c"),
+                                 os.path.join(REPO, "tools", "gcda_normalise.py"))
     raise GcovlabError("Lab %d's exercise has no checks yet" % number)
 
 

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The exercises of Labs 1, 2 and 4 (Lab 6's is in tests/unit): for each,
+the skeleton is made from the current series (patches/, applied in a
+worktree of the kernel tree), the checker passes on the series' files,
+fails on the untouched skeleton naming every TODO, starts with the earlier
+TODOs solved under --todo K, and catches a mistake a student could make
+in each TODO with that TODO's hint.  Host only: Kconfig, gcc -fsyntax-only
+and make on a cut-out rule; no kernel is built or booted.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import IDENT, REPO
+
+sys.path.insert(0, os.path.join(REPO, "vm"))
+
+from gcovlablib import checks, exercise  # noqa: E402
+
+PATCHES = sorted(os.path.join(REPO, "patches", p)
+                 for p in os.listdir(os.path.join(REPO, "patches")) if p.endswith(".patch"))
+KCONFIG = "kernel/gcov/Kconfig"
+GUARD = "kernel/gcov/gcc_version.h"
+MAKEFILE_LIB = "scripts/Makefile.lib"
+
+
+@pytest.fixture(scope="module")
+def series(tree, tmp_path_factory):
+    """A worktree at the baseline with patches 1-3 (Labs 2 to 4's state);
+    and Lab 1's Kconfig, as patch 1 alone leaves it."""
+    src = tmp_path_factory.mktemp("ex") / "linux"
+    subprocess.run(["git", "-C", tree, "worktree", "add", "-q", "--detach", str(src),
+                    "gcovlab-baseline"], check=True)
+    try:
+        subprocess.run(["git"] + IDENT + ["-C", str(src), "am", "-q", PATCHES[0]], check=True)
+        with open(src / KCONFIG, encoding="utf-8") as f:
+            lab1 = f.read()
+        subprocess.run(["git"] + IDENT + ["-C", str(src), "am", "-q"] + PATCHES[1:3],
+                       check=True)
+        yield src, {1: {KCONFIG: lab1}, 2: {GUARD: read(src, GUARD)},
+                    4: {MAKEFILE_LIB: read(src, MAKEFILE_LIB)}}
+    finally:
+        subprocess.run(["git", "-C", tree, "worktree", "remove", "--force", str(src)])
+
+
+def read(src, rel):
+    with open(src / rel, encoding="utf-8") as f:
+        return f.read()
+
+
+def run_checks(src, number, files, tmp_path):
+    for rel, text in files.items():
+        with open(src / rel, "w", encoding="utf-8") as f:
+            f.write(text)
+    if number == 1:
+        return checks.check_lab1(str(src), str(tmp_path / "kconfig"))
+    if number == 2:
+        return checks.check_lab2(str(src))
+    return checks.check_lab4(str(src))
+
+
+def failed_todos(result):
+    return sorted({c.todo for c in result if not c.passed and c.todo is not None})
+
+
+@pytest.mark.parametrize("number", [1, 2, 4])
+def test_the_solution_passes(series, number, tmp_path):
+    src, files = series
+    result = run_checks(src, number, files[number], tmp_path)
+    assert len(result) > 3 and all(c.passed for c in result), \
+        [(c.name, c.detail) for c in result if not c.passed]
+
+
+@pytest.mark.parametrize("number", [1, 2, 4])
+def test_the_untouched_skeleton_fails_naming_each_todo(series, number, tmp_path):
+    src, files = series
+    ex = exercise.load(number)
+    made = exercise.skeleton(files[number], ex["todo"])
+    for todo in ex["todo"]:
+        text = made[todo["file"]].split("\n")
+        assert any("TODO %d: " % todo["number"] in line for line in text)
+        # Makefile.lib has the first line of the GCOV rule for every sanitizer
+        assert text.count(todo["from"]) == \
+            files[number][todo["file"]].split("\n").count(todo["from"]) - 1, \
+            "the region of TODO %d is still there" % todo["number"]
+    result = run_checks(src, number, made, tmp_path)
+    assert result[0].passed, "the skeleton must build: %s" % result[0].detail
+    assert failed_todos(result) == [t["number"] for t in ex["todo"]], \
+        [(c.name, c.passed, c.todo) for c in result]
+
+
+@pytest.mark.parametrize("number", [2, 4])
+def test_todo_k_starts_with_the_earlier_ones_solved(series, number, tmp_path):
+    src, files = series
+    ex = exercise.load(number)
+    last = len(ex["todo"])
+    result = run_checks(src, number, exercise.skeleton(files[number], ex["todo"], last),
+                        tmp_path)
+    assert failed_todos(result) == [last], [(c.name, c.passed, c.todo) for c in result]
+
+
+MISTAKES = [
+    # Lab 1: CONSTRUCTORS as a dependency (it has no prompt: never met)
+    (1, KCONFIG, "\tselect CONSTRUCTORS", "\tdepends on CONSTRUCTORS", 1),
+    # Lab 1: debugfs selected instead of depended on
+    (1, KCONFIG, "\tdepends on DEBUG_FS", "\tselect DEBUG_FS", 2),
+    # Lab 1: any GCC from 12 on
+    (1, KCONFIG, "GCC_VERSION >= 120000 && GCC_VERSION < 130000", "GCC_VERSION >= 120000", 3),
+    # Lab 2: no clang branch (clang says it is GCC 4.2.1 and meets the GCC one)
+    (2, GUARD, "#if defined(__clang__)", "#if 0", 1),
+    # Lab 2: newer GCCs let through
+    (2, GUARD, "#elif __GNUC__ != 12", "#elif __GNUC__ < 12", 2),
+    # Lab 4: the rule reads GCOV itself, so an exported one counts
+    (4, MAKEFILE_LIB, "$(GCOV_$(target-stem).o)$(gcov-dir)$(CONFIG_GCOV_PROFILE_ALL)",
+     "$(GCOV_$(target-stem).o)$(GCOV)$(CONFIG_GCOV_PROFILE_ALL)", 2),
+    # Lab 4: only a Makefile's GCOV counts, not "make M=... GCOV=y"'s
+    (4, MAKEFILE_LIB, "$(if $(filter environment%,$(origin GCOV)),,$(GCOV))",
+     "$(if $(filter file,$(origin GCOV)),$(GCOV))", 1),
+    # Lab 4: the directory wins over the object
+    (4, MAKEFILE_LIB, "$(GCOV_$(target-stem).o)$(gcov-dir)$(CONFIG_GCOV_PROFILE_ALL)",
+     "$(gcov-dir)$(GCOV_$(target-stem).o)$(CONFIG_GCOV_PROFILE_ALL)", 2),
+    # Lab 4: a forgotten GCOV := n (any setting at all turns profiling on)
+    (4, MAKEFILE_LIB, "$(if $(patsubst n%,, \\", "$(if $(strip \\", 2),
+]
+
+
+@pytest.mark.parametrize("number,rel,old,new,todo", MISTAKES)
+def test_a_plausible_mistake_is_caught_with_its_todo(series, number, rel, old, new, todo,
+                                                     tmp_path):
+    src, files = series
+    text = files[number][rel]
+    assert old in text, "the mistake no longer applies to the series"
+    result = run_checks(src, number, {rel: text.replace(old, new, 1)}, tmp_path)
+    failed = [c for c in result if not c.passed]
+    assert failed, "the mistake was not caught"
+    assert failed[0].todo == todo, [(c.name, c.todo, c.detail) for c in failed]

@@ -1,0 +1,440 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The checks of `vm/gcovlab check N`: each lab's exercise, run on the tree
+as the student left it, one Check per thing that must hold, each naming
+the TODO that a failure points at.  All of them run on the host, in
+seconds: Kconfig and the compiler guard through the student's own files
+and the kernel's scripts, the kbuild rule through make with the rule cut
+out of the student's scripts/Makefile.lib, the .gcda writer through the
+harness of Lab 6.
+"""
+
+import concurrent.futures
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from .util import GcovlabError
+
+@dataclasses.dataclass
+class Check:
+    name: str
+    passed: bool
+    todo: int = None        # the TODO a failure points at
+    detail: str = ""
+
+
+def words(data):
+    n = len(data) // 4
+    return [int.from_bytes(data[4 * i:4 * i + 4], "little") for i in range(n)]
+
+
+TAG_FUNCTION = 0x01000000
+
+
+def known_tag(tag):
+    """A FUNCTION record, or the COUNTER record of a counter type (GCC 12's
+    tags, gcc/gcov-io.h: 0x01a10000 + type << 17)."""
+    return tag == TAG_FUNCTION or (tag & 0xfff1ffff) == 0x01a10000
+
+
+def records(data):
+    """[(tag, payload words)] after the 4-word header; or (error, the tag of
+    the record to blame: a record whose length sends the walk off into
+    words that are no record is to blame, not what follows it)."""
+    w = words(data)
+    out, i = [], 4
+    while i < len(w):
+        prev = out[-1][0] if out else None
+        if i + 2 > len(w):
+            return ("a record header is cut off at byte %d" % (4 * i), prev)
+        tag, length = w[i], w[i + 1]
+        if not known_tag(tag):
+            return ("byte %d holds 0x%08x, which is no record tag: the record before "
+                    "it%s has the wrong length" % (
+                        4 * i, tag, " (tag 0x%08x)" % prev if prev is not None else ""),
+                    prev if prev is not None else TAG_FUNCTION)
+        if length % 4:
+            return ("the record at byte %d (tag 0x%08x) has a length of %d bytes, "
+                    "not a whole number of words" % (4 * i, tag, length), tag)
+        end = i + 2 + length // 4
+        if end > len(w):
+            return ("the record at byte %d (tag 0x%08x) claims %d bytes, but the file "
+                    "ends %d bytes later" % (4 * i, tag, length, 4 * (len(w) - i - 2)), tag)
+        out.append((tag, w[i + 2:end]))
+        i = end
+    return out
+
+
+def compare_gcda(mine, want):
+    """The checks of Lab 6, on two files: the student's and libgcov's in the
+    kernel's form."""
+    def shown(ws):
+        return " ".join("%08x" % x for x in ws) or "none (the file is empty)"
+
+    checks = [Check("file header (magic, version, stamp, checksum 0)",
+                    words(mine)[:4] == words(want)[:4], 1,
+                    "first 4 words: %s; expected %s" % (
+                        shown(words(mine)[:4]), shown(words(want)[:4])))]
+    got, exp = records(mine), records(want)
+    if isinstance(got, tuple):
+        error, culprit = got
+        checks.append(Check("the records after the header parse", False,
+                            2 if culprit == TAG_FUNCTION else 3, error))
+        return checks
+    fn_got = [r for r in got if r[0] == TAG_FUNCTION]
+    fn_exp = [r for r in exp if r[0] == TAG_FUNCTION]
+    detail = ""
+    if len(fn_got) != len(fn_exp):
+        detail = "%d FUNCTION records, expected %d" % (len(fn_got), len(fn_exp))
+    else:
+        for k, (a, b) in enumerate(zip(fn_got, fn_exp)):
+            if a != b:
+                detail = "function %d: %s, expected %s" % (
+                    k, " ".join("%08x" % x for x in a[1]), " ".join("%08x" % x for x in b[1]))
+                break
+    checks.append(Check("FUNCTION records (ident, checksums)", not detail, 2, detail))
+    ct_got = [r for r in got if r[0] != TAG_FUNCTION]
+    ct_exp = [r for r in exp if r[0] != TAG_FUNCTION]
+    detail = ""
+    if len(ct_got) != len(ct_exp):
+        detail = "%d COUNTER records, expected %d" % (len(ct_got), len(ct_exp))
+    else:
+        for k, (a, b) in enumerate(zip(ct_got, ct_exp)):
+            if a != b:
+                detail = "counter record %d: tag 0x%08x with %d words, expected tag " \
+                         "0x%08x with %d words%s" % (
+                             k, a[0], len(a[1]), b[0], len(b[1]),
+                             "" if (a[0], len(a[1])) != (b[0], len(b[1])) else
+                             " (the values differ)")
+                break
+    checks.append(Check("COUNTER records (tags, lengths, values)", not detail, 3, detail))
+    checks.append(Check("the whole file equals libgcov's, normalised", mine == want,
+                        None, "%d bytes, expected %d" % (len(mine), len(want))))
+    return checks
+
+
+INPUTS = [b"the cat sat\non the mat\n", b"", b"one\n\ntwo  words\n"]
+
+
+def run(cmd, cwd, stdin=None, env=None):
+    return subprocess.run(cmd, cwd=cwd, input=stdin, env=env, capture_output=True)
+
+
+def check_lab6(gcov_dir, harness, program, normalise):
+    """Build wc.c with the student's gcc_12.c and with libgcov; compare."""
+    # -frandom-seed: the same stamp at every check, so that what a check
+    # prints can be compared from one run to the next
+    cflags = ["-fprofile-arcs", "-ftest-coverage", "-fno-tree-loop-im",
+              "-frandom-seed=gcovlab-check"]
+    with tempfile.TemporaryDirectory(prefix="gcovlab-check6.") as tmp:
+        shutil.copy(program, os.path.join(tmp, "wc.c"))
+        proc = run(["gcc", "-O2", "-Wall", "-I", os.path.join(harness, "shim"), "-I",
+                    gcov_dir, "-c", os.path.join(gcov_dir, "gcc_12.c"), "-o", "gcc_12.o"], tmp)
+        if proc.returncode:
+            return [Check("kernel/gcov/gcc_12.c compiles", False, None,
+                          proc.stderr.decode(errors="replace")[-1500:])]
+        steps = [["gcc", "-O2"] + cflags + ["-c", "wc.c", "-o", "wc.o"],
+                 ["gcc", "-O2", "-Wall", "-I", os.path.join(harness, "shim"), "-I", gcov_dir,
+                  "-c", os.path.join(harness, "harness.c"), "-o", "harness.o"],
+                 ["gcc", "wc.o", "harness.o", "gcc_12.o", "-o", "wc-series"],
+                 ["gcc", "-fprofile-arcs", "wc.o", "-o", "wc-libgcov"]]
+        for cmd in steps:
+            proc = run(cmd, tmp)
+            if proc.returncode:
+                raise GcovlabError("%s failed:\n%s" % (" ".join(cmd), proc.stderr.decode()))
+        checks = [Check("kernel/gcov/gcc_12.c compiles", True)]
+        gcda = os.path.join(tmp, "wc.gcda")
+        for k, text in enumerate(INPUTS):
+            env = dict(os.environ, GCOVLAB_SUFFIX=".series")
+            for stale in (gcda, gcda + ".series"):
+                if os.path.exists(stale):
+                    os.remove(stale)
+            proc = run(["./wc-series"], tmp, text, env)
+            if not os.path.exists(gcda + ".series"):
+                checks.append(Check("input %d: the writer made a file" % (k + 1), False, None,
+                                    "wc-series exited %d and wrote no wc.gcda.series: %s" % (
+                                        proc.returncode, proc.stderr.decode()[-500:])))
+                return checks
+            run(["./wc-libgcov"], tmp, text)
+            norm = run(["/usr/bin/python3", normalise, gcda, gcda + ".norm", "--gcno",
+                        os.path.join(tmp, "wc.gcno")], tmp)
+            if norm.returncode:
+                raise GcovlabError("gcda_normalise.py failed: %s" % norm.stderr.decode())
+            with open(gcda + ".series", "rb") as f:
+                mine = f.read()
+            with open(gcda + ".norm", "rb") as f:
+                want = f.read()
+            for c in compare_gcda(mine, want):
+                c.name = "input %d: %s" % (k + 1, c.name)
+                checks.append(c)
+        return checks
+
+
+
+
+# --- Lab 1: the Kconfig option (kernel/gcov/Kconfig) ------------------------
+
+# A compiler that tells Kconfig's probe (scripts/cc-version.sh runs
+# "$CC -E" on __GNUC__ and friends) it is another GCC; it compiles as gcc.
+FAKE_GCC = """#!/bin/sh
+case " $* " in
+*" -E "*) exec gcc -U__GNUC__ -D__GNUC__=%d -U__GNUC_MINOR__ -D__GNUC_MINOR__=%d "$@" ;;
+*) exec gcc "$@" ;;
+esac
+"""
+
+
+def kconfig_with(src, out, options, cc="gcc"):
+    """allnoconfig of SRC into OUT with OPTIONS asked for: (the .config as a
+    dict, ""), or (None, what Kconfig said) when it stopped with an error."""
+    os.makedirs(out, exist_ok=True)
+    frag = os.path.join(out, "ask.config")
+    with open(frag, "w", encoding="utf-8") as f:
+        f.write("".join("CONFIG_%s=y\n" % o for o in options))
+    proc = run(["make", "-s", "ARCH=x86_64", "-C", src, "O=" + out, "CC=" + cc,
+                "KCONFIG_ALLCONFIG=" + frag, "allnoconfig"], src)
+    if proc.returncode:
+        return None, proc.stderr.decode(errors="replace")
+    values = {}
+    with open(os.path.join(out, ".config"), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"CONFIG_(\w+)=(.*)", line)
+            if m:
+                values[m.group(1)] = m.group(2)
+    return values, ""
+
+
+def gcov_profile_block(src):
+    with open(os.path.join(src, "kernel", "gcov", "Kconfig"), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^config GCOV_PROFILE\n(.*?)(?=^\S|\Z)", text, re.S | re.M)
+    return m.group(1) if m else ""
+
+
+def check_lab1(src, scratch):
+    """TODO 1 selects CONSTRUCTORS, TODO 2 depends on DEBUG_FS, TODO 3 on GCC 12.
+    Five configurations, each in its own directory under SCRATCH (kept: the
+    next check reuses Kconfig's programs), as many at a time as there are
+    CPUs: Kconfig's compiler probes take seconds each time."""
+    on = ["DEBUG_FS", "GCOV_PROFILE"]
+    jobs = {"gcc12": (on, "gcc"), "nodebugfs": (["GCOV_PROFILE"], "gcc")}
+    for major, minor in ((13, 1), (11, 3)):
+        cc = os.path.join(scratch, "gcc-%d" % major)
+        os.makedirs(scratch, exist_ok=True)
+        with open(cc, "w", encoding="utf-8") as f:
+            f.write(FAKE_GCC % (major, minor))
+        os.chmod(cc, 0o755)
+        jobs["gcc%d" % major] = (on, cc)
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        futures = {name: pool.submit(kconfig_with, src, os.path.join(scratch, name), *job)
+                   for name, job in jobs.items()}
+        done = {name: f.result() for name, f in futures.items()}
+    values, error = done["gcc12"]
+    if values is None:
+        return [Check("kernel/gcov/Kconfig is read by Kconfig", False, None,
+                      error.strip()[-1500:])]
+    checks = [Check("kernel/gcov/Kconfig is read by Kconfig", True)]
+    # Which TODO keeps the option off, from its dependencies as written.
+    depends = " ".join(re.findall(r"^\s*depends on (.*)$", gcov_profile_block(src), re.M))
+    blame = 1 if "CONSTRUCTORS" in depends else 3 if "GCC" in depends else 2
+    turned_on = values.get("GCOV_PROFILE") == "y"
+    checks.append(Check("GCOV_PROFILE can be turned on (GCC 12, DEBUG_FS=y)", turned_on,
+                        blame, "" if turned_on else
+                        "asked for CONFIG_GCOV_PROFILE=y, Kconfig left it off: one of its "
+                        "dependencies cannot be met (an option without a prompt, such as "
+                        "CONSTRUCTORS, can only be selected)"))
+    ctors = values.get("CONSTRUCTORS") == "y"
+    checks.append(Check("GCOV_PROFILE=y turns CONSTRUCTORS on", turned_on and ctors, 1,
+                        "" if ctors else "CONFIG_CONSTRUCTORS is not set: the built-in "
+                        "constructors would never run"))
+    values, error = done["nodebugfs"]
+    off = values is not None and values.get("GCOV_PROFILE") != "y"
+    checks.append(Check("without DEBUG_FS, GCOV_PROFILE stays off", off, 2,
+                        "" if off else error.strip()[-500:] or
+                        "CONFIG_GCOV_PROFILE=y although CONFIG_DEBUG_FS is off: where would "
+                        "the data go?"))
+    for major, minor in ((13, 1), (11, 3)):
+        values, error = done["gcc%d" % major]
+        if values is not None and values.get("GCC_VERSION") != "%d%02d00" % (major, minor):
+            raise GcovlabError("the check's pretend GCC %d was not seen by Kconfig "
+                               "(CONFIG_GCC_VERSION=%s): a fault of the checker, please "
+                               "report it" % (major, values.get("GCC_VERSION")))
+        off = values is not None and values.get("GCOV_PROFILE") != "y"
+        checks.append(Check("with GCC %d.%d, GCOV_PROFILE stays off" % (major, minor), off, 3,
+                            "" if off else error.strip()[-500:] or
+                            "CONFIG_GCOV_PROFILE=y with GCC %d: the code reads GCC 12's "
+                            "gcov_info layout only" % major))
+    return checks
+
+
+# --- Lab 2: the compiler guard (kernel/gcov/gcc_version.h) ------------------
+
+def macros(major, minor, patch, clang=None):
+    out = ["-U__GNUC__", "-D__GNUC__=%d" % major, "-U__GNUC_MINOR__",
+           "-D__GNUC_MINOR__=%d" % minor, "-U__GNUC_PATCHLEVEL__",
+           "-D__GNUC_PATCHLEVEL__=%d" % patch]
+    if clang:
+        out += ["-D__clang__=1", "-D__clang_major__=%d" % clang[0],
+                "-D__clang_minor__=%d" % clang[1]]
+    return out
+
+
+# name, the compiler's predefined macros, should it pass, what its error
+# must name, the TODO
+COMPILERS = [
+    ("GCC 12 (this machine's)", [], True, None, 2),
+    ("GCC 13.1.0", macros(13, 1, 0), False, "GCC 13.1.0", 2),
+    ("GCC 11.3.0", macros(11, 3, 0), False, "GCC 11.3.0", 2),
+    # clang says it is GCC 4.2.1 as well
+    ("clang 15.0", macros(4, 2, 1, (15, 0)), False, "clang 15.0", 1),
+]
+
+
+def check_lab2(src):
+    """Compile a file that includes the student's guard as each compiler."""
+    gcov_dir = os.path.join(src, "kernel", "gcov")
+    checks = []
+    with tempfile.TemporaryDirectory(prefix="gcovlab-check2.") as tmp:
+        with open(os.path.join(tmp, "user.c"), "w", encoding="utf-8") as f:
+            f.write('#include "gcc_version.h"\nint gcov_user;\n')
+        for name, defs, passes, names, todo in COMPILERS:
+            proc = run(["gcc", "-fsyntax-only", "-Wall"] + defs +
+                       ["-I", os.path.join(src, "include"), "-I", gcov_dir, "user.c"], tmp)
+            err = proc.stderr.decode(errors="replace")
+            first = next((l for l in err.splitlines() if "error:" in l), "")
+            if passes:
+                checks.append(Check("%s passes the guard" % name, proc.returncode == 0, todo,
+                                    "" if proc.returncode == 0 else first or err[-500:]))
+                continue
+            checks.append(Check("%s is refused" % name, proc.returncode != 0, todo,
+                                "" if proc.returncode else "the file compiled: nothing "
+                                "stopped the build"))
+            if proc.returncode:
+                said = first.split("error:", 1)[-1].strip()
+                checks.append(Check("the first error names %s" % names, names in first, todo,
+                                    "" if names in first else "it says: %s" % said))
+    return checks
+
+
+# --- Lab 4: the GCOV rule of kbuild (scripts/Makefile.lib) -------------------
+
+RULE_START = "ifeq ($(CONFIG_GCOV_PROFILE),y)"
+CFLAGS_GCOV = "-fprofile-arcs -ftest-coverage -fno-tree-loop-im"
+
+
+def gcov_rule(src):
+    """The student's block of scripts/Makefile.lib: from the first
+    ifeq ($(CONFIG_GCOV_PROFILE),y) to its endif."""
+    with open(os.path.join(src, "scripts", "Makefile.lib"), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if RULE_START not in lines:
+        return None
+    start = lines.index(RULE_START)
+    depth = 0
+    for i in range(start, len(lines)):
+        if re.match(r"if(n?eq|n?def)\b", lines[i]):
+            depth += 1
+        elif re.match(r"endif\b", lines[i]):
+            depth -= 1
+            if depth == 0:
+                return "\n".join(lines[start:i + 1]) + "\n"
+    return None
+
+
+# One object, foo.o, in a directory whose Makefile says MAKEFILE; make run
+# with ARGS on its command line and ENV in its environment.  As in kbuild,
+# _c_flags is a recursive variable that the rule appends to.
+MODEL = """CONFIG_GCOV_PROFILE := %(profile)s
+CONFIG_GCOV_PROFILE_ALL := %(all)s
+CFLAGS_GCOV := %(flags)s
+target-stem := foo
+_c_flags = -O2
+%(makefile)s
+%(rule)s
+all:
+\t@echo 'gcov-dir=[$(gcov-dir)]'
+\t@echo '_c_flags=[$(strip $(_c_flags))]'
+"""
+
+# name, the directory's Makefile, command line, environment, whole kernel,
+# instrumented?, TODO
+SCENARIOS = [
+    ("nothing set", "", [], {}, "", False, 2),
+    ("GCOV_foo.o := y", "GCOV_foo.o := y", [], {}, "", True, 2),
+    ("GCOV := y", "GCOV := y", [], {}, "", True, 2),
+    ("GCOV := y and GCOV_foo.o := n", "GCOV := y\nGCOV_foo.o := n", [], {}, "", False, 2),
+    ("GCOV := n and GCOV_foo.o := y", "GCOV := n\nGCOV_foo.o := y", [], {}, "", True, 2),
+    ("CONFIG_GCOV_PROFILE_ALL=y", "", [], {}, "y", True, 2),
+    ("CONFIG_GCOV_PROFILE_ALL=y and GCOV := n", "GCOV := n", [], {}, "y", False, 2),
+    ("CONFIG_GCOV_PROFILE_ALL=y and GCOV_foo.o := n", "GCOV_foo.o := n", [], {}, "y",
+     False, 2),
+    ("make GCOV=y (command line)", "", ["GCOV=y"], {}, "", True, 1),
+    ("GCOV=gcov-12 in the environment", "", [], {"GCOV": "gcov-12"}, "", False, 1),
+    ("GCOV=n in the environment and CONFIG_GCOV_PROFILE_ALL=y", "", [], {"GCOV": "n"}, "y",
+     True, 1),
+    ("GCOV := y, GCOV=gcov-12 in the environment and make -e", "GCOV := y", ["-e"],
+     {"GCOV": "gcov-12"}, "", False, 1),
+]
+
+
+def model(rule, makefile="", args=(), env=None, profile_all="", profile="y"):
+    """Run the rule on foo.o; (instrumented?, the flags added, gcov-dir)."""
+    with tempfile.TemporaryDirectory(prefix="gcovlab-check4.") as tmp:
+        with open(os.path.join(tmp, "model.mk"), "w", encoding="utf-8") as f:
+            f.write(MODEL % {"profile": profile, "all": profile_all, "flags": CFLAGS_GCOV,
+                             "makefile": makefile, "rule": rule})
+        clean = {k: v for k, v in os.environ.items()
+                 if k not in ("GCOV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        clean.update(env or {})
+        proc = run(["make", "-s", "--no-print-directory", "-f", "model.mk"] + list(args),
+                   tmp, env=clean)
+        if proc.returncode:
+            return None, proc.stderr.decode(errors="replace").strip()
+        out = proc.stdout.decode()
+        flags = re.search(r"_c_flags=\[(.*)\]", out).group(1)
+        added = flags[len("-O2"):].strip() if flags.startswith("-O2") else flags
+        return added, re.search(r"gcov-dir=\[(.*)\]", out).group(1)
+
+
+def check_lab4(src):
+    rule = gcov_rule(src)
+    if rule is None:
+        return [Check("scripts/Makefile.lib has the block %s ... endif" % RULE_START, False,
+                      None, "the line %r is gone: the checks look for the rule between it "
+                      "and its endif; put it back" % RULE_START)]
+    added, error = model(rule)
+    if added is None:
+        return [Check("the GCOV block of scripts/Makefile.lib is valid make", False, None,
+                      error[-800:])]
+    checks = [Check("the GCOV block of scripts/Makefile.lib is valid make", True)]
+    for name, where, want in (
+            ("GCOV := y in the Makefile", dict(makefile="GCOV := y"), "y"),
+            ("make GCOV=y", dict(args=["GCOV=y"]), "y"),
+            ("GCOV=gcov-12 in the environment", dict(env={"GCOV": "gcov-12"}), ""),
+            ("GCOV := y in the Makefile, GCOV=gcov-12 in the environment and make -e",
+             dict(makefile="GCOV := y", env={"GCOV": "gcov-12"}, args=["-e"]), "")):
+        _added, got = model(rule, **where)
+        checks.append(Check("gcov-dir with %s is %r" % (name, want), got == want, 1,
+                            "" if got == want else "it is %r" % got))
+    # A situation that turns on the directory's GCOV points at TODO 1 only
+    # while gcov-dir itself is wrong; with gcov-dir right, at the rule.
+    dir_ok = all(c.passed for c in checks)
+    for name, makefile, args, env, whole, want, todo in SCENARIOS:
+        todo = 2 if dir_ok else todo
+        added, error = model(rule, makefile, args, env, whole)
+        if added is None:
+            checks.append(Check("foo.o with %s" % name, False, todo, error[-500:]))
+            continue
+        ok = added == (CFLAGS_GCOV if want else "")
+        detail = ""
+        if not ok:
+            detail = "got the flags %r" % added if added else "foo.o was not instrumented"
+        checks.append(Check("foo.o with %s: %s" % (name, "instrumented" if want else
+                                                   "not instrumented"), ok, todo, detail))
+    added, _error = model(rule, "GCOV := y", profile="")
+    checks.append(Check("without CONFIG_GCOV_PROFILE nothing is instrumented", added == "", 2,
+                        "" if added == "" else "got the flags %r" % added))
+    return checks
