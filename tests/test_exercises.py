@@ -102,38 +102,28 @@ def test_todo_k_starts_with_the_earlier_ones_solved(series, number, tmp_path):
     assert failed_todos(result) == [last], [(c.name, c.passed, c.todo) for c in result]
 
 
-MISTAKES = [
-    # Lab 1: CONSTRUCTORS as a dependency (it has no prompt: never met)
-    (1, KCONFIG, "\tselect CONSTRUCTORS", "\tdepends on CONSTRUCTORS", 1),
-    # Lab 1: debugfs selected instead of depended on
-    (1, KCONFIG, "\tdepends on DEBUG_FS", "\tselect DEBUG_FS", 2),
-    # Lab 1: any GCC from 12 on
-    (1, KCONFIG, "GCC_VERSION >= 120000 && GCC_VERSION < 130000", "GCC_VERSION >= 120000", 3),
-    # Lab 2: no clang branch (clang says it is GCC 4.2.1 and meets the GCC one)
-    (2, GUARD, "#if defined(__clang__)", "#if 0", 1),
-    # Lab 2: newer GCCs let through
-    (2, GUARD, "#elif __GNUC__ != 12", "#elif __GNUC__ < 12", 2),
-    # Lab 4: the rule reads GCOV itself, so an exported one counts
-    (4, MAKEFILE_LIB, "$(GCOV_$(target-stem).o)$(gcov-dir)$(CONFIG_GCOV_PROFILE_ALL)",
-     "$(GCOV_$(target-stem).o)$(GCOV)$(CONFIG_GCOV_PROFILE_ALL)", 2),
-    # Lab 4: only a Makefile's GCOV counts, not "make M=... GCOV=y"'s
-    (4, MAKEFILE_LIB, "$(if $(filter environment%,$(origin GCOV)),,$(GCOV))",
-     "$(if $(filter file,$(origin GCOV)),$(GCOV))", 1),
-    # Lab 4: the directory wins over the object
-    (4, MAKEFILE_LIB, "$(GCOV_$(target-stem).o)$(gcov-dir)$(CONFIG_GCOV_PROFILE_ALL)",
-     "$(gcov-dir)$(GCOV_$(target-stem).o)$(CONFIG_GCOV_PROFILE_ALL)", 2),
-    # Lab 4: a forgotten GCOV := n (any setting at all turns profiling on)
-    (4, MAKEFILE_LIB, "$(if $(patsubst n%,, \\", "$(if $(strip \\", 2),
-]
+# The mistakes each exercise.toml lists (the instructors' answer key shows
+# the same ones).
+MISTAKES = [pytest.param(number, m, id="lab%d-%s" % (number, "-".join(m["what"].split()[:4])))
+            for number in (1, 2, 4) for m in exercise.load(number).get("mistake", [])]
 
 
-@pytest.mark.parametrize("number,rel,old,new,todo", MISTAKES)
-def test_a_plausible_mistake_is_caught_with_its_todo(series, number, rel, old, new, todo,
-                                                     tmp_path):
+@pytest.mark.parametrize("number,mistake", MISTAKES)
+def test_a_plausible_mistake_is_caught_with_its_todo(series, number, mistake, tmp_path):
     src, files = series
-    text = files[number][rel]
-    assert old in text, "the mistake no longer applies to the series"
-    result = run_checks(src, number, {rel: text.replace(old, new, 1)}, tmp_path)
+    text = files[number][mistake["file"]]
+    assert mistake["old"] in text, "the mistake no longer applies to the series"
+    result = run_checks(src, number,
+                        {mistake["file"]: text.replace(mistake["old"], mistake["new"], 1)},
+                        tmp_path)
     failed = [c for c in result if not c.passed]
     assert failed, "the mistake was not caught"
-    assert failed[0].todo == todo, [(c.name, c.todo, c.detail) for c in failed]
+    assert failed[0].todo == mistake["todo"] and mistake["check"] in failed[0].name, \
+        [(c.name, c.todo, c.detail) for c in failed]
+
+
+def test_every_exercise_lists_a_mistake_for_each_todo():
+    for number in exercise.available():
+        ex = exercise.load(number)
+        caught = {m["todo"] for m in ex.get("mistake", [])}
+        assert caught == {t["number"] for t in ex["todo"]}, "Lab %d" % number

@@ -4,6 +4,10 @@
   .. lab-table::      the course at a glance: one row per lab
   .. lab-toctree::    the labs' pages, in course order
   .. lab-time:: N     Lab N's Time line, from docs/captures/times.json
+  .. answer-key:: N   the mistakes Lab N's exercise catches, from its
+                      labs/labNN/exercise.toml (the tests run the same list)
+  .. workshop-agenda::  one row per lab: its measured time, its exercise's
+                      time and where its checks run
 
 labs/index.toml is the one list of labs; tools/pagerun.py measures each
 lab's duration when it runs the page and records it in times.json.
@@ -33,6 +37,18 @@ def load_times():
             return json.load(f)
     except (OSError, ValueError):
         return {}
+
+
+def exercise_path(number):
+    return os.path.join(ROOT, "labs", "lab%02d" % number, "exercise.toml")
+
+
+def load_exercise(number):
+    try:
+        with open(exercise_path(number), "rb") as f:
+            return tomllib.load(f)
+    except OSError:
+        return None
 
 
 def minutes(seconds):
@@ -79,7 +95,7 @@ class LabTable(Generated):
             needs = ", ".join(":doc:`Lab %d </%s>`" % (d, docname(by)) for d in
                               lab.get("depends", []) for by in load_labs()
                               if by["number"] == d) or "setup"
-            exercise = os.path.isfile(os.path.join(ROOT, "labs", "lab%02d" % n, "exercise.toml"))
+            exercise = os.path.isfile(exercise_path(n))
             out += ["   * - :doc:`%d </%s>`" % (n, docname(lab)),
                     "     - **%s**: %s%s" % (lab["title"], lab.get("teaches", ""),
                                            "; *exercise: you write it, vm/gcovlab check "
@@ -120,8 +136,64 @@ class LabTime(Generated):
         return [text + ". Add the time to read and to try the exercises."]
 
 
+class AnswerKey(Generated):
+    required_arguments = 1
+
+    def rst(self):
+        n = int(self.arguments[0])
+        self.state.document.settings.env.note_dependency(exercise_path(n))
+        ex = load_exercise(n)
+        if not ex or not ex.get("mistake"):
+            return ["Lab %d's exercise lists no mistakes yet." % n]
+        out = [".. list-table::", "   :header-rows: 1", "   :widths: 50 38 12", "",
+               "   * - the mistake", "     - the first check that fails", "     - hint"]
+        for m in ex["mistake"]:
+            out += ["   * - %s" % m["what"], "     - %s" % m["check"],
+                    "     - TODO %d" % m["todo"]]
+        out += ["   * - nothing written yet (the untouched skeleton)",
+                "     - one check or more for each TODO",
+                "     - TODO 1 to %d" % len(ex["todo"])]
+        return out
+
+
+class WorkshopAgenda(Generated):
+    def rst(self):
+        times = load_times()
+        out = [".. list-table::", "   :header-rows: 1", "   :widths: 28 14 30 28", "",
+               "   * - Lab", "     - Commands (measured)", "     - Exercise",
+               "     - Suggested slot"]
+        total = 0
+        for lab in load_labs():
+            n = lab["number"]
+            self.state.document.settings.env.note_dependency(exercise_path(n))
+            t = times.get(str(n), {}).get("warm")
+            ex = load_exercise(n)
+            if ex:
+                how = ex.get("measured")
+                exercise = "%d TODOs, about %d min%s; ``check %d`` runs on the %s" % (
+                    len(ex["todo"]), ex["minutes"], " (%s)" % how if how else " (estimate)",
+                    n, ex.get("checks_on", "host"))
+            else:
+                exercise = "none yet: the page's numbered exercises"
+            # reading the page and its chapter link: 15 minutes a lab, our
+            # rule of thumb, not a measurement
+            slot = 15 + (t or 300) / 60 + (ex["minutes"] if ex else 10)
+            slot = int(-(-slot // 15) * 15)
+            total += slot
+            out += ["   * - :doc:`Lab %d: %s </%s>`" % (n, lab["title"], docname(lab)),
+                    "     - %s" % (minutes(t) if t else "not measured"),
+                    "     - %s" % exercise,
+                    "     - %d min" % slot]
+        out += ["   * - **all labs**", "     - %s" % minutes(sum(
+                    v.get("warm", 0) for v in times.values())), "     -",
+                "     - %d h %02d min" % (total // 60, total % 60)]
+        return out
+
+
 def setup(app):
     app.add_directive("lab-table", LabTable)
     app.add_directive("lab-toctree", LabToctree)
     app.add_directive("lab-time", LabTime)
+    app.add_directive("answer-key", AnswerKey)
+    app.add_directive("workshop-agenda", WorkshopAgenda)
     return {"parallel_read_safe": True, "version": "1"}

@@ -97,25 +97,13 @@ def test_todo_k_starts_with_the_earlier_ones_solved(series):
         2 not in failed_todos(checks)
 
 
-@pytest.mark.parametrize("old,new,todo", [
-    # the header's words in the wrong order
-    ("\tput_u32(&w, info->version);\n\tput_u32(&w, info->stamp);",
-     "\tput_u32(&w, info->stamp);\n\tput_u32(&w, info->version);", 1),
-    # a function record's length in words, not bytes
-    ("put_u32(&w, GCOV_FUNCTION_WORDS * sizeof(u32));", "put_u32(&w, GCOV_FUNCTION_WORDS);", 2),
-    # the checksums swapped
-    ("\t\tput_u32(&w, fn->lineno_checksum);\n\t\tput_u32(&w, fn->cfg_checksum);",
-     "\t\tput_u32(&w, fn->cfg_checksum);\n\t\tput_u32(&w, fn->lineno_checksum);", 2),
-    # a counter record's length off by a factor: 32-bit values
-    ("put_u32(&w, ctr->num * sizeof(u64));", "put_u32(&w, ctr->num * sizeof(u32));", 3),
-    # the high half first
-    ("\t\t\t\tput_u32(&w, lower_32_bits(v));\n\t\t\t\tput_u32(&w, upper_32_bits(v));",
-     "\t\t\t\tput_u32(&w, upper_32_bits(v));\n\t\t\t\tput_u32(&w, lower_32_bits(v));", 3),
-])
-def test_a_plausible_mistake_is_caught_with_its_todo(series, old, new, todo):
+@pytest.mark.parametrize("mistake", exercise.load(6)["mistake"],
+                         ids=lambda m: "-".join(m["what"].split()[:5]))
+def test_a_plausible_mistake_is_caught_with_its_todo(series, mistake):
     root, text = series
-    assert old in text, "the mutation no longer applies to the series"
-    checks = checked(root, text.replace(old, new, 1))
-    failed = [c for c in checks if not c.passed]
+    assert mistake["old"] in text, "the mistake no longer applies to the series"
+    checks_run = checked(root, text.replace(mistake["old"], mistake["new"], 1))
+    failed = [c for c in checks_run if not c.passed]
     assert failed, "the mistake was not caught"
-    assert failed[0].todo == todo, [(c.name, c.todo) for c in failed]
+    assert failed[0].todo == mistake["todo"] and mistake["check"] in failed[0].name, \
+        [(c.name, c.todo) for c in failed]
