@@ -8,13 +8,14 @@ in each TODO with that TODO's hint.  Host only: Kconfig, gcc -fsyntax-only
 and make on a cut-out rule; no kernel is built or booted.
 """
 
+import json
 import os
 import subprocess
 import sys
 
 import pytest
 
-from conftest import IDENT, REPO
+from conftest import IDENT, REPO, gcovlab, ok
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
 
@@ -127,3 +128,22 @@ def test_every_exercise_lists_a_mistake_for_each_todo():
         ex = exercise.load(number)
         caught = {m["todo"] for m in ex.get("mistake", [])}
         assert caught == {t["number"] for t in ex["todo"]}, "Lab %d" % number
+
+
+def test_check_json_is_json_alone_and_a_missing_file_is_named(tree):
+    """--json: stdout holds the JSON only (what the tool says on the way goes
+    to stderr); on the baseline, which has no guard yet, check 2 names the
+    file and how to start instead of failing with a traceback."""
+    proc = gcovlab("check", "2")
+    assert proc.returncode == 2, proc.stderr
+    assert "kernel/gcov/gcc_version.h: not in the kernel tree" in proc.stderr
+    assert "vm/gcovlab exercise 2" in proc.stderr and "Traceback" not in proc.stderr
+    ok(gcovlab("lab", "2"))
+    try:
+        proc = gcovlab("check", "2", "--json")
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(proc.stdout)
+        assert result["lab"] == 2 and result["branch"] == "lab-2" and result["passed"]
+        assert len(result["checks"]) >= 8 and all(c["passed"] for c in result["checks"])
+    finally:
+        subprocess.run(["git", "-C", tree, "switch", "-q", "baseline"], check=True)

@@ -5,7 +5,9 @@
   Lab 0: docs/captures/lab0/report.png, a screenshot (headless Chromium)
          of the basic run's genhtml function list for gcovdemo.c;
   Lab 7: docs/reports/lab7-report/, step 2's lcov HTML report, published
-         with the site.
+         with the site;
+  Lab 11: docs/captures/lab11/table.csv, the reliability chapter's table,
+         labs/lab11/summary.py --csv over the page's three runs.
 
 Both with the machine's paths rewritten as in the text captures.
 """
@@ -121,4 +123,17 @@ def trim_png(path, margin=24):
                 chunk(b"IEND", b""))
 
 
-MAKERS = {0: lab0_screenshot, 7: lab7_report}
+def lab11_table(home, normalise):
+    dest = os.path.join(REPO, "docs", "captures", "lab11", "table.csv")
+    runs = [("series v2", "v2"), ("series v1 (bug 1 put back)", "v1"),
+            ("mainline 6.1", "mainline")]
+    proc = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "labs", "lab11", "summary.py"),
+                           "--csv"] + ["%s=%s" % (label, os.path.join(home, "lab11", d))
+                                       for label, d in runs],
+                          capture_output=True, text=True, check=True)
+    with open(dest, "w", encoding="utf-8") as f:
+        f.write(normalise(proc.stdout))
+    return "docs/captures/lab11/table.csv"
+
+
+MAKERS = {0: lab0_screenshot, 7: lab7_report, 11: lab11_table}

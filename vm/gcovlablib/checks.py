@@ -24,6 +24,7 @@ class Check:
     passed: bool
     todo: int = None        # the TODO a failure points at
     detail: str = ""
+    chapter: str = ""       # the section to read, where not the TODO's own
 
 
 def words(data):
@@ -187,6 +188,12 @@ esac
 """
 
 
+# The compilers Kconfig is told it has, besides this machine's GCC 12.2:
+# another GCC 12 release (the option must be offered), GCC 13 and GCC 11
+# (it must not).
+PRETEND = ((12, 3), (13, 1), (11, 3))
+
+
 def kconfig_with(src, out, options, cc="gcc"):
     """allnoconfig of SRC into OUT with OPTIONS asked for: (the .config as a
     dict, ""), or (None, what Kconfig said) when it stopped with an error."""
@@ -215,19 +222,19 @@ def gcov_profile_block(src):
 
 
 def check_lab1(src, scratch):
-    """TODO 1 selects CONSTRUCTORS, TODO 2 depends on DEBUG_FS, TODO 3 on GCC 12.
-    Five configurations, each in its own directory under SCRATCH (kept: the
-    next check reuses Kconfig's programs), as many at a time as there are
-    CPUs: Kconfig's compiler probes take seconds each time."""
+    """TODO 1 depends on DEBUG_FS, TODO 2 on GCC 12, TODO 3 selects
+    CONSTRUCTORS.  Six configurations, each in its own directory under
+    SCRATCH (kept: the next check reuses Kconfig's programs), as many at a
+    time as there are CPUs: Kconfig's compiler probes take seconds."""
     on = ["DEBUG_FS", "GCOV_PROFILE"]
     jobs = {"gcc12": (on, "gcc"), "nodebugfs": (["GCOV_PROFILE"], "gcc")}
-    for major, minor in ((13, 1), (11, 3)):
-        cc = os.path.join(scratch, "gcc-%d" % major)
-        os.makedirs(scratch, exist_ok=True)
+    os.makedirs(scratch, exist_ok=True)
+    for major, minor in PRETEND:
+        cc = os.path.join(scratch, "gcc-%d.%d" % (major, minor))
         with open(cc, "w", encoding="utf-8") as f:
             f.write(FAKE_GCC % (major, minor))
         os.chmod(cc, 0o755)
-        jobs["gcc%d" % major] = (on, cc)
+        jobs["gcc%d.%d" % (major, minor)] = (on, cc)
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         futures = {name: pool.submit(kconfig_with, src, os.path.join(scratch, name), *job)
                    for name, job in jobs.items()}
@@ -239,7 +246,7 @@ def check_lab1(src, scratch):
     checks = [Check("kernel/gcov/Kconfig is read by Kconfig", True)]
     # Which TODO keeps the option off, from its dependencies as written.
     depends = " ".join(re.findall(r"^\s*depends on (.*)$", gcov_profile_block(src), re.M))
-    blame = 1 if "CONSTRUCTORS" in depends else 3 if "GCC" in depends else 2
+    blame = 3 if "CONSTRUCTORS" in depends else 2 if "GCC" in depends else 1
     turned_on = values.get("GCOV_PROFILE") == "y"
     checks.append(Check("GCOV_PROFILE can be turned on (GCC 12, DEBUG_FS=y)", turned_on,
                         blame, "" if turned_on else
@@ -247,26 +254,40 @@ def check_lab1(src, scratch):
                         "dependencies cannot be met (an option without a prompt, such as "
                         "CONSTRUCTORS, can only be selected)"))
     ctors = values.get("CONSTRUCTORS") == "y"
-    checks.append(Check("GCOV_PROFILE=y turns CONSTRUCTORS on", turned_on and ctors, 1,
+    checks.append(Check("GCOV_PROFILE=y turns CONSTRUCTORS on", turned_on and ctors, 3,
                         "" if ctors else "CONFIG_CONSTRUCTORS is not set: the built-in "
                         "constructors would never run"))
     values, error = done["nodebugfs"]
     off = values is not None and values.get("GCOV_PROFILE") != "y"
-    checks.append(Check("without DEBUG_FS, GCOV_PROFILE stays off", off, 2,
-                        "" if off else error.strip()[-500:] or
-                        "CONFIG_GCOV_PROFILE=y although CONFIG_DEBUG_FS is off: where would "
-                        "the data go?"))
-    for major, minor in ((13, 1), (11, 3)):
-        values, error = done["gcc%d" % major]
+    if off or values is None:
+        detail = error.strip()[-500:]
+    elif values.get("DEBUG_FS") == "y":
+        detail = ("asked for GCOV_PROFILE alone, Kconfig turned DEBUG_FS on as well: "
+                  "'select' forces an option on whatever it depends on; profiling needs "
+                  "debugfs, it must not switch it on behind the user's back")
+    else:
+        detail = ("CONFIG_GCOV_PROFILE=y although CONFIG_DEBUG_FS is off: where would the "
+                  "data go?")
+    checks.append(Check("without DEBUG_FS, GCOV_PROFILE stays off", off, 1, detail))
+    for major, minor in PRETEND:
+        values, error = done["gcc%d.%d" % (major, minor)]
         if values is not None and values.get("GCC_VERSION") != "%d%02d00" % (major, minor):
-            raise GcovlabError("the check's pretend GCC %d was not seen by Kconfig "
+            raise GcovlabError("the check's pretend GCC %d.%d was not seen by Kconfig "
                                "(CONFIG_GCC_VERSION=%s): a fault of the checker, please "
-                               "report it" % (major, values.get("GCC_VERSION")))
-        off = values is not None and values.get("GCOV_PROFILE") != "y"
-        checks.append(Check("with GCC %d.%d, GCOV_PROFILE stays off" % (major, minor), off, 3,
-                            "" if off else error.strip()[-500:] or
-                            "CONFIG_GCOV_PROFILE=y with GCC %d: the code reads GCC 12's "
-                            "gcov_info layout only" % major))
+                               "report it" % (major, minor, values.get("GCC_VERSION")))
+        got = values is not None and values.get("GCOV_PROFILE") == "y"
+        want = major == 12
+        if got == want:
+            detail = ""
+        elif want:
+            detail = ("CONFIG_GCOV_PROFILE is off with GCC %d.%d: every GCC 12 release "
+                      "has the same gcov_info layout" % (major, minor))
+        else:
+            detail = error.strip()[-500:] or ("CONFIG_GCOV_PROFILE=y with GCC %d: the code "
+                                              "reads GCC 12's gcov_info layout only" % major)
+        checks.append(Check("with GCC %d.%d, GCOV_PROFILE %s" % (
+            major, minor, "can be turned on" if want else "stays off"), got == want, 2,
+            detail))
     return checks
 
 
@@ -291,31 +312,63 @@ COMPILERS = [
     # clang says it is GCC 4.2.1 as well
     ("clang 15.0", macros(4, 2, 1, (15, 0)), False, "clang 15.0", 1),
 ]
+WHY_PRAGMA = "docs/compiler-guard.rst, Why #error cannot name the version"
+
+
+def without_pragma(text):
+    """The header as a compiler that ignores '#pragma GCC error' sees it:
+    GCOV_GCC_ERROR() expands to nothing."""
+    return re.sub(r"^#define GCOV_GCC_ERROR\(.*$", "#define GCOV_GCC_ERROR(msg...)", text,
+                  flags=re.M)
+
+
+def compile_guard(tmp, include_dirs, defs):
+    proc = run(["gcc", "-fsyntax-only", "-Wall"] + defs +
+               [arg for d in include_dirs for arg in ("-I", d)] + ["user.c"], tmp)
+    err = proc.stderr.decode(errors="replace")
+    first = next((l for l in err.splitlines() if "error:" in l), "")
+    return proc.returncode, err, first
 
 
 def check_lab2(src):
-    """Compile a file that includes the student's guard as each compiler."""
+    """Compile a file that includes the student's guard as each compiler,
+    and once more as a compiler that ignores the error pragma."""
     gcov_dir = os.path.join(src, "kernel", "gcov")
+    include = os.path.join(src, "include")
     checks = []
     with tempfile.TemporaryDirectory(prefix="gcovlab-check2.") as tmp:
         with open(os.path.join(tmp, "user.c"), "w", encoding="utf-8") as f:
             f.write('#include "gcc_version.h"\nint gcov_user;\n')
+        plain = os.path.join(tmp, "nopragma")
+        os.mkdir(plain)
+        with open(os.path.join(gcov_dir, "gcc_version.h"), encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(plain, "gcc_version.h"), "w", encoding="utf-8") as f:
+            f.write(without_pragma(text))
         for name, defs, passes, names, todo in COMPILERS:
-            proc = run(["gcc", "-fsyntax-only", "-Wall"] + defs +
-                       ["-I", os.path.join(src, "include"), "-I", gcov_dir, "user.c"], tmp)
-            err = proc.stderr.decode(errors="replace")
-            first = next((l for l in err.splitlines() if "error:" in l), "")
+            code, err, first = compile_guard(tmp, [include, gcov_dir], defs)
             if passes:
-                checks.append(Check("%s passes the guard" % name, proc.returncode == 0, todo,
-                                    "" if proc.returncode == 0 else first or err[-500:]))
+                checks.append(Check("%s passes the guard" % name, code == 0, todo,
+                                    "" if code == 0 else first or err[-500:]))
                 continue
-            checks.append(Check("%s is refused" % name, proc.returncode != 0, todo,
-                                "" if proc.returncode else "the file compiled: nothing "
-                                "stopped the build"))
-            if proc.returncode:
-                said = first.split("error:", 1)[-1].strip()
-                checks.append(Check("the first error names %s" % names, names in first, todo,
-                                    "" if names in first else "it says: %s" % said))
+            checks.append(Check("%s is refused" % name, code != 0, todo,
+                                "" if code else "the file compiled: nothing stopped the "
+                                "build"))
+            if not code:
+                continue
+            said = first.split("error:", 1)[-1].strip()
+            named = names in first and "GCC 12" in first
+            checks.append(Check("the first error names %s and GCC 12" % names, named, todo,
+                                "" if named else "it says: %s" % said,
+                                # clang taken for GCC 4.2.1: the order of the tests
+                                "" if names in first or "GCC 4.2.1" in first else
+                                WHY_PRAGMA))
+            code, err, first = compile_guard(tmp, [include, plain], defs)
+            checks.append(Check("%s is refused by a compiler that ignores the pragma" % name,
+                                code != 0, todo, "" if code else
+                                "with GCOV_GCC_ERROR() expanding to nothing the file "
+                                "compiled: nothing but the pragma stops the build",
+                                WHY_PRAGMA))
     return checks
 
 
@@ -344,13 +397,17 @@ def gcov_rule(src):
     return None
 
 
-# One object, foo.o, in a directory whose Makefile says MAKEFILE; make run
-# with ARGS on its command line and ENV in its environment.  As in kbuild,
-# _c_flags is a recursive variable that the rule appends to.
+# One object, foo.o (or sub/foo.o, an object in a subdirectory that the
+# directory's Makefile lists), in a directory whose Makefile says
+# MAKEFILE; make run with ARGS on its command line and ENV in its
+# environment.  As in kbuild, _c_flags is a recursive variable that the
+# rule appends to, target-stem the object's path in the directory without
+# .o and basetarget its bare name.
 MODEL = """CONFIG_GCOV_PROFILE := %(profile)s
 CONFIG_GCOV_PROFILE_ALL := %(all)s
 CFLAGS_GCOV := %(flags)s
-target-stem := foo
+target-stem := %(stem)s
+basetarget := %(base)s
 _c_flags = -O2
 %(makefile)s
 %(rule)s
@@ -380,12 +437,14 @@ SCENARIOS = [
 ]
 
 
-def model(rule, makefile="", args=(), env=None, profile_all="", profile="y"):
-    """Run the rule on foo.o; (instrumented?, the flags added, gcov-dir)."""
+def model(rule, makefile="", args=(), env=None, profile_all="", profile="y", stem="foo"):
+    """Run the rule on STEM.o: (the flags it added, gcov-dir), or (None,
+    what make said)."""
     with tempfile.TemporaryDirectory(prefix="gcovlab-check4.") as tmp:
         with open(os.path.join(tmp, "model.mk"), "w", encoding="utf-8") as f:
             f.write(MODEL % {"profile": profile, "all": profile_all, "flags": CFLAGS_GCOV,
-                             "makefile": makefile, "rule": rule})
+                             "makefile": makefile, "rule": rule, "stem": stem,
+                             "base": os.path.basename(stem)})
         clean = {k: v for k, v in os.environ.items()
                  if k not in ("GCOV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
         clean.update(env or {})
@@ -434,6 +493,12 @@ def check_lab4(src):
             detail = "got the flags %r" % added if added else "foo.o was not instrumented"
         checks.append(Check("foo.o with %s: %s" % (name, "instrumented" if want else
                                                    "not instrumented"), ok, todo, detail))
+    added, error = model(rule, "GCOV := y\nGCOV_sub/foo.o := n", stem="sub/foo")
+    ok = added == ""
+    checks.append(Check("sub/foo.o with GCOV := y and GCOV_sub/foo.o := n: not instrumented",
+                        ok, 2, "" if ok else error[-500:] if added is None else
+                        "got the flags %r: the per-object variable of an object in a "
+                        "subdirectory names its path, GCOV_sub/foo.o" % added))
     added, _error = model(rule, "GCOV := y", profile="")
     checks.append(Check("without CONFIG_GCOV_PROFILE nothing is instrumented", added == "", 2,
                         "" if added == "" else "got the flags %r" % added))

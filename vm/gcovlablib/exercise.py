@@ -10,10 +10,12 @@ prints one line per check, with the TODO and the chapter to read when it
 fails; `check N --solution` shows the diff to the finished state.
 """
 
+import contextlib
 import dataclasses
 import json
 import os
 import re
+import sys
 import subprocess
 import tomllib
 
@@ -194,13 +196,14 @@ def hint(todos, c):
     if c.passed or c.todo is None or c.todo not in todos:
         return ""
     t = todos[c.todo]
-    return "TODO %d in %s; read %s" % (c.todo, t["file"], t["chapter"])
+    return "TODO %d in %s; read %s" % (c.todo, t["file"], c.chapter or t["chapter"])
 
 
 def check(work, number, as_json=False, solution=False):
     ex = load(number)
     tree = work.tree
-    treemod.ensure(work)
+    with contextlib.redirect_stdout(sys.stderr if as_json else sys.stdout):
+        treemod.ensure(work)
     branch = treemod.current_branch(tree) or "(detached)"
     if solution:
         mine = BRANCH % number
@@ -213,10 +216,24 @@ def check(work, number, as_json=False, solution=False):
         files = sorted({t["file"] for t in ex["todo"]})
         print(treemod.git(tree, "diff", mine, "lab-%d" % number, "--", *files), end="")
         return 0
+    missing = sorted({t["file"] for t in ex["todo"]
+                      if not os.path.isfile(os.path.join(tree, t["file"]))})
+    if missing:
+        raise GcovlabError(
+            "%s: not in the kernel tree as checked out (branch %s), so there is nothing "
+            "to check.  Start the exercise with 'vm/gcovlab exercise %d', or go back to "
+            "it with 'git -C %s switch %s'." % (", ".join(missing), branch, number, tree,
+                                                 BRANCH % number), EXIT_USAGE)
     if branch != BRANCH % number and not as_json:
         say("checking the tree as checked out, branch %s (the exercise's branch is %s)" % (
             branch, BRANCH % number))
-    checks = checks_for(work, number)
+    if as_json:
+        # stdout is the JSON alone: what the checks say on the way goes
+        # to stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            checks = checks_for(work, number)
+    else:
+        checks = checks_for(work, number)
     report(number, ex, checks, branch, as_json)
     passed = sum(c.passed for c in checks)
     if not as_json:
