@@ -171,7 +171,8 @@ class WorkshopAgenda(Generated):
             if ex:
                 how = ex.get("measured")
                 exercise = "%d TODOs, about %d min%s; ``check %d`` runs on the %s" % (
-                    len(ex["todo"]), ex["minutes"], " (%s)" % how if how else " (estimate)",
+                    len(ex["todo"]), ex["minutes"],
+                    " (our estimate; %s)" % how if how else " (estimate)",
                     n, ex.get("checks_on", "host"))
             else:
                 exercise = "none yet: the page's numbered exercises"
