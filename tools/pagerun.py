@@ -326,7 +326,19 @@ MASKS = [
 
 def mask(text):
     out = []
+    in_tail = False
     for line in text.split("\n"):
+        # a failed build's "End of the log:": which lines are last depends
+        # on how make's parallel jobs interleaved, and on what a cold build
+        # still had to compile; the page cites its "First error lines"
+        if line == "End of the log:":
+            in_tail = True
+            out.append(line)
+            continue
+        if in_tail:
+            if not line.startswith("Full log: "):
+                continue
+            in_tail = False
         if COLD_ONLY.match(line) or COLD_ONLY.match(re.sub(r": done in .*$", " ...", line)) \
                 or NOISE.match(line):
             continue

@@ -3,6 +3,7 @@
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -234,7 +235,12 @@ def _build_kernel(work, config, force):
     with open(log, encoding="utf-8", errors="replace") as f:
         text = f.read()
     if proc.returncode != 0:
-        errors = [line for line in text.split("\n") if "error" in line.lower()][:20]
+        # "error" as a word, not in kbuild's progress line of a file whose
+        # name has it (CC tools/objtool/str_error_r.o); and the linker's
+        # undefined references, which say no "error" but are the cause
+        errors = [line for line in text.split("\n")
+                  if (re.search(r"\berror\b", line, re.I) or "undefined reference" in line)
+                  and not re.match(r"\s+[A-Z0-9_]+\s{2,}\S", line)][:20]
         raise GcovlabError("building the %s kernel failed (make exit %d).\n"
                            "First error lines:\n    %s\nEnd of the log:\n%s\n"
                            "Full log: %s" % (config, proc.returncode,
