@@ -43,6 +43,7 @@ Usage:
 import argparse
 import datetime
 import difflib
+import fcntl
 import json
 import os
 import re
@@ -409,9 +410,29 @@ class Result:
         self.outputs = {}           # block index -> normalised output
 
 
+# Every run uses the one HOME: two at once (a capture and the tests, say)
+# would swap each other's work directory link.  A run holds this lock.
+LOCK = "/tmp/gcovlab-pagerun.lock"
+
+
 def run_lab(number, capture=False, base=None, log=sys.stderr, page=None, first=None):
     """Run Lab NUMBER's page (or PAGE, a page file of the same form); with
-    FIRST, only its first FIRST console blocks."""
+    FIRST, only its first FIRST console blocks.  One run at a time: a
+    second one waits for the first."""
+    fd = os.open(LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("pagerun: waiting for another page run, which uses %s ..." % HOME,
+                  file=log, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        return run_lab_locked(number, capture, base, log, page, first)
+    finally:
+        os.close(fd)
+
+
+def run_lab_locked(number, capture, base, log, page, first):
     page = page or page_of(number)
     blocks = read_page(page)
     if first is not None:
