@@ -352,15 +352,24 @@ def twin_branch(tree, key, branch):
     return None
 
 
+def put_back(tree, back):
+    """After a git am that failed or was interrupted on the tool's detached
+    HEAD: no am in progress, no half-applied file (a git am killed by Ctrl-C
+    can leave files changed and no am state to abort), the tree on `back`.
+    Nothing of the user's is lost: the tree was clean before (a dirty one
+    is refused) and HEAD holds only the tool's commits."""
+    subprocess.run(["git", "-C", tree, "am", "--abort"], capture_output=True)
+    subprocess.run(["git", "-C", tree, "reset", "--hard", "--quiet"], capture_output=True)
+    subprocess.run(["git", "-C", tree, "checkout", "--quiet", back], capture_output=True)
+
+
 def apply_patches(tree, patches, names, env, back):
     """git am each patch on the detached HEAD; on a failure, back to `back`."""
     for path, name in zip(patches, names):
         r = subprocess.run(["git", "-C", tree, "am", "--quiet", path],
                            capture_output=True, text=True, env=env)
         if r.returncode != 0:
-            subprocess.run(["git", "-C", tree, "am", "--abort"], capture_output=True)
-            subprocess.run(["git", "-C", tree, "checkout", "--quiet", back],
-                           capture_output=True)
+            put_back(tree, back)
             raise GcovlabError("patches/%s does not apply to %s with git am:\n%s\n"
                                "The tree is back on %s.  Is patches/ from this "
                                "checkout, and the tarball Linux 6.1 as Debian 12 "
@@ -412,7 +421,6 @@ def _lab_branch(work, number, patches):
     with Step("making branch %s: %s + %d patch%s (git am)" % (
             branch, TAG_BASELINE, len(patches), "" if len(patches) == 1 else "es")):
         back = current_branch(tree) or git(tree, "rev-parse", "HEAD").strip()
-        git(tree, "checkout", "--quiet", "--detach", TAG_BASELINE, capture=False)
         env = git_env(date=git(tree, "log", "-1", "--format=%cI", TAG_BASELINE).strip())
         # Committer and date fixed, so the lab commits have the same ids on
         # every machine; git am keeps each patch's own author and date.
@@ -420,13 +428,12 @@ def _lab_branch(work, number, patches):
         env.pop("GIT_AUTHOR_NAME")
         env.pop("GIT_AUTHOR_EMAIL")
         try:
+            git(tree, "checkout", "--quiet", "--detach", TAG_BASELINE, capture=False)
             apply_patches(tree, patches, names, env, back)
         except KeyboardInterrupt:
-            # Ctrl-C between or inside the git am runs: put the tree back
-            # where it was, so that the same command starts afresh.
-            subprocess.run(["git", "-C", tree, "am", "--abort"], capture_output=True)
-            subprocess.run(["git", "-C", tree, "checkout", "--quiet", back],
-                           capture_output=True)
+            # Ctrl-C during the checkout or the git am runs: put the tree
+            # back where it was, so that the same command starts afresh.
+            put_back(tree, back)
             raise
         git(tree, "branch", "--force", branch, "HEAD")
         git(tree, "checkout", "--quiet", branch, capture=False)
