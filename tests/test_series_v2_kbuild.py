@@ -15,10 +15,14 @@ the host in a worktree of the kernel tree with the whole series applied
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from conftest import REPO, ok, gcovlab, work_root
+
+sys.path.insert(0, os.path.join(REPO, "vm"))
+from gcovlablib import checks  # noqa: E402
 
 PATCHES = sorted(os.path.join(REPO, "patches", p)
                  for p in os.listdir(os.path.join(REPO, "patches")) if p.endswith(".patch"))
@@ -56,16 +60,10 @@ def configure(src, out, cc="gcc", enable=(), extra=()):
 
 
 def fake_gcc(tmp_path, version):
-    """A gcc that reports another version to Kconfig's compiler probe."""
-    major, minor = version
-    path = tmp_path / ("gcc-%d" % major)
-    path.write_text("""#!/bin/sh
-# Kconfig asks the preprocessor for __GNUC__ (scripts/cc-version.sh).
-case " $* " in
-*" -E "*) gcc "$@" | sed 's/^GCC 12 [0-9]* [0-9]*$/GCC %d %d 0/' ;;
-*) exec gcc "$@" ;;
-esac
-""" % (major, minor))
+    """A gcc that reports another version to Kconfig's compiler probe: the
+    one Lab 1's exercise check uses (vm/gcovlablib/checks.py)."""
+    path = tmp_path / ("gcc-%d.%d" % version)
+    path.write_text(checks.FAKE_GCC % version)
     path.chmod(0o755)
     return str(path)
 
