@@ -57,6 +57,61 @@ def mainline(tree):
     return os.path.join(work_root(), "build", "mainline")
 
 
+# The mainline kernels build from the read-only mainline worktree, which no
+# test changes: they are built in the background from the start of the run,
+# niced, on the core that the single-CPU guests and the host-only tests
+# leave idle, instead of in front of the first test that needs them (on an
+# empty work directory the whole-kernel one costs 8 minutes).  A test that
+# needs one waits for it on the build's lock.  GCOVLAB_PREBUILD=0 turns
+# this off; the log is prebuild.log in the work directory.
+PREBUILD_FOR = {
+    # test file -> the mainline kernels its tests use
+    "test_e2e.py": ["mainline"],
+    "test_pages.py": ["mainline"],
+    "test_lab07_debugfs.py": ["mainline"],
+    "test_lab09_all.py": ["mainline", "mainline-all"],
+}
+_prebuild = {}
+
+
+def pytest_collection_finish(session):
+    if os.environ.get("GCOVLAB_PREBUILD", "1") == "0" or session.config.option.collectonly:
+        return
+    wanted = []
+    for item in session.items:
+        for config in PREBUILD_FOR.get(os.path.basename(str(item.fspath)), []):
+            if config not in wanted:
+                wanted.append(config)
+    if not wanted:
+        return
+    steps = ["%s tree" % GCOVLAB] + ["%s build --mainline%s" % (
+        GCOVLAB, " --variant all" if c == "mainline-all" else "") for c in wanted]
+    os.makedirs(work_root(), exist_ok=True)
+    log = open(os.path.join(work_root(), "prebuild.log"), "w", encoding="utf-8")
+    log.write("# the test suite's background builds: %s\n" % ", ".join(wanted))
+    log.flush()
+    _prebuild["proc"] = subprocess.Popen(
+        ["nice", "-n", "19", "sh", "-c", " && ".join(steps)], cwd=REPO,
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    _prebuild["log"] = log
+
+
+def pytest_sessionfinish(session):
+    """A run cut short (-x, a selection) does not leave a build running."""
+    proc = _prebuild.pop("proc", None)
+    if proc is None:
+        return
+    if proc.poll() is None:
+        import signal
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    _prebuild.pop("log").close()
+
+
 def pytest_unconfigure(config):
     """End with the plain 'N passed, N failed' line the project promises."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -71,9 +126,10 @@ def pytest_unconfigure(config):
 
 @pytest.fixture(scope="session")
 def lab_kernel(tree):
-    """The kernel built from the tree as checked out (the baseline)."""
+    """The kernel built from the tree as checked out (the baseline): a tree
+    without the series builds in build/lab-baseline."""
     ok(gcovlab("build", "--tree"))
-    return os.path.join(work_root(), "build", "lab")
+    return os.path.join(work_root(), "build", "lab-baseline")
 
 
 # What the kernel prints when one of its checkers fires (the debug kernel's

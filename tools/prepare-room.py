@@ -48,6 +48,8 @@ def steps():
             ", fails at the link as the page says" if lab.get("build_fails") else ""),
             ["vm/gcovlab", "build", "--lab", str(number)]))
     out.append(("back to the baseline", ["vm/gcovlab", "lab", "0"]))
+    # Lab 1 builds the baseline first, in build/lab-baseline
+    out.append(("baseline kernel (Lab 1's first build)", ["vm/gcovlab", "build", "--tree"]))
     return out
 
 

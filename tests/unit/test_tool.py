@@ -199,3 +199,30 @@ def test_config_is_a_value():
     for bad in [("lab", "huge"), ("linux", None)]:
         with pytest.raises(GcovlabError, match="unknown kernel"):
             Config(*bad)
+
+
+def test_a_tree_without_the_series_builds_in_a_directory_of_its_own(tmp_path):
+    from gcovlablib.config import Config
+    from gcovlablib.work import Work
+    work = Work(str(tmp_path / "work"))
+    build = tmp_path / "work" / "build"
+    # No tree yet: nothing to ask, the baseline's directory.
+    assert work.build_dir(Config("lab")) == str(build / "lab-baseline")
+    tree = tmp_path / "work" / "linux"
+    (tree / "init").mkdir(parents=True)
+    (tree / "init" / "Kconfig").write_text("config CONSTRUCTORS\n\tbool\n")
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    subprocess.run(["git", "-C", str(tree), "add", "."], check=True)
+    assert work.build_dir(Config("lab")) == str(build / "lab-baseline")
+    assert work.build_dir(Config("lab", "smp")) == str(build / "lab-smp-baseline")
+    assert work.build_dir(Config("mainline")) == str(build / "mainline")
+    # A Kconfig of the student's, not committed yet, that defines the
+    # series' option: the tree is a lab tree from then on.  A mention of
+    # the option (a 'depends on') is not a definition.
+    (tree / "kernel").mkdir()
+    (tree / "kernel" / "Kconfig.gcov").write_text("config OTHER\n\tdepends on GCOV_PROFILE\n")
+    assert work.build_dir(Config("lab")) == str(build / "lab-baseline")
+    (tree / "kernel" / "Kconfig.gcov").write_text("config GCOV_PROFILE\n\tbool \"gcov\"\n")
+    assert work.build_dir(Config("lab")) == str(build / "lab")
+    assert work.build_dir(Config("lab", "all")) == str(build / "lab-all")
+    assert work.build_dir(Config("mainline", "all")) == str(build / "mainline-all")

@@ -278,9 +278,14 @@ def cmd_status(work, _args):
         print("your branches:  %s" % (", ".join(mine) or "none"))
     else:
         print("kernel tree:    not made yet (vm/gcovlab tree)")
+    # Every build directory there is: a lab configuration has two, one for
+    # the trees with the series and one (-baseline) for those without.
+    builds = os.path.join(work.root, "build")
+    names = sorted(os.listdir(builds)) if os.path.isdir(builds) else []
     for config in kbuild.CONFIGS:
-        img = kbuild.bzimage(work, config)
-        print("%-15s %s" % ("%s kernel:" % config, img if os.path.exists(img) else "not built"))
+        for name in [n for n in names if n in (config, config + "-baseline")] or [config]:
+            img = os.path.join(builds, name, "arch/x86/boot/bzImage")
+            print("%-24s %s" % ("%s kernel:" % name, img if os.path.exists(img) else "not built"))
     return 0
 
 

@@ -148,9 +148,9 @@ def read_config(out):
     return config_lines(os.path.join(out, ".config"))
 
 
-def configure(work, config):
+def configure(work, config, out=None):
     src = source_dir(work, config)
-    out = work.build_dir(config)
+    out = out or work.build_dir(config)
     os.makedirs(out, exist_ok=True)
     stamp = os.path.join(out, ".gcovlab-config")
     undefined = undefined_options(src, wanted_options(config)) if config != "mainline" else []
@@ -195,9 +195,11 @@ def state(work, config):
                                      " ".join(make_vars(work)))
 
 
-def up_to_date(work, config):
-    stamp = os.path.join(work.build_dir(config), ".gcovlab-built")
-    return os.path.exists(bzimage(work, config)) and read_stamp(stamp) == state(work, config)
+def up_to_date(work, config, out=None):
+    out = out or work.build_dir(config)
+    stamp = os.path.join(out, ".gcovlab-built")
+    return (os.path.exists(os.path.join(out, "arch/x86/boot/bzImage"))
+            and read_stamp(stamp) == state(work, config))
 
 
 def build_kernel(work, config, force=False):
@@ -209,12 +211,13 @@ def build_kernel(work, config, force=False):
 def _build_kernel(work, config, force):
     if Config.parse(config).is_mainline:
         treemod.ensure_mainline(work)
-    if not force and up_to_date(work, config):
-        say("%s kernel is up to date (build/%s in the work directory)" % (config, config))
-        return
-    configure(work, config)
-    src = source_dir(work, config)
     out = work.build_dir(config)
+    if not force and up_to_date(work, config, out):
+        say("%s kernel is up to date (build/%s in the work directory)" % (
+            config, os.path.basename(out)))
+        return
+    configure(work, config, out)
+    src = source_dir(work, config)
     log = os.path.join(out, "gcovlab-build.log")
     cmd = ["make", "-C", src, "O=" + out, "-j", jobs()] + make_vars(work) + ["all"]
     start = time.monotonic()
@@ -249,7 +252,7 @@ def _build_kernel(work, config, force):
     write_stamp(os.path.join(out, ".gcovlab-built"), state(work, config))
     say("built the %s kernel in %s (%d files compiled): %s" % (
         config, seconds(time.monotonic() - start), count_compiled(log),
-        bzimage(work, config)))
+        os.path.join(out, "arch/x86/boot/bzImage")))
 
 
 def count_compiled(log):

@@ -286,9 +286,35 @@ def checkout(tree, branch):
 
 
 def ensure_mainline(work):
-    """A read-only worktree of the pristine commit, for the mainline build."""
-    if os.path.isdir(work.mainline):
+    """A read-only worktree of the pristine commit, for the mainline build.
+
+    Two builds may ask at once (the test suite builds the mainline kernels
+    in the background): the tree's lock makes one of them wait.  A checkout
+    cut short (Ctrl-C) leaves no ready mark and is made again.
+    """
+    ready = os.path.join(work.root, "mainline.ready")
+    if os.path.isdir(work.mainline) and os.path.exists(ready):
         return
+    with Lock(os.path.join(work.root, "locks", "tree"), "checking out the mainline tree"):
+        _ensure_mainline(work, ready)
+
+
+def _ensure_mainline(work, ready):
+    if os.path.isdir(work.mainline):
+        if os.path.exists(ready):
+            return
+        # A work directory older than the mark, or a checkout cut short:
+        # a complete one has every file of the commit and nothing else.
+        status = subprocess.run(["git", "-C", work.mainline, "status", "--porcelain"],
+                                capture_output=True, text=True)
+        if status.returncode == 0 and not status.stdout.strip():
+            with open(ready, "w", encoding="utf-8") as f:
+                f.write(TAG_PRISTINE + "\n")
+            return
+        say("the mainline worktree %s is incomplete (a checkout cut short?); "
+            "making it again" % work.mainline)
+        run(["chmod", "-R", "u+w", work.mainline], what="chmod")
+        shutil.rmtree(work.mainline)
     with Step("checking out the pristine tree for mainline builds at %s" % work.mainline):
         git(work.tree, "worktree", "prune")
         # checkout.workers=0: write the 78,000 files with one worker per core.
@@ -296,6 +322,8 @@ def ensure_mainline(work):
             "--detach", work.mainline, TAG_PRISTINE, capture=False)
         # Read-only: mainline is the oracle, nobody edits it by accident.
         run(["chmod", "-R", "a-w", work.mainline], what="chmod")
+    with open(ready, "w", encoding="utf-8") as f:
+        f.write(TAG_PRISTINE + "\n")
 
 
 def source_state(work, config):

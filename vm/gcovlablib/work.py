@@ -2,6 +2,7 @@
 """Where things live: the checkout, and the work directory outside it."""
 
 import os
+import subprocess
 
 from .util import GcovlabError
 
@@ -45,4 +46,27 @@ class Work:
         self.tarball = os.environ.get("GCOVLAB_TARBALL", TARBALL_DEFAULT)
 
     def build_dir(self, config):
-        return os.path.join(self.root, "build", config)
+        """build/<config>; a lab configuration on a tree without the series
+        (the baseline, a branch before Lab 1's option) has build/<config>-baseline.
+
+        The first patch changes objtool's arguments for every object (the
+        option that turns off its unreachable-code check is renamed), so a
+        shared directory recompiled all 600 objects at every switch between
+        the baseline and a lab (2 min warm, a whole cold compile when the lab's
+        configuration was new).  Apart, each switch rebuilds what changed.
+        """
+        name = str(config)
+        if not name.startswith("mainline") and not self.has_series_kconfig():
+            name += "-baseline"
+        return os.path.join(self.root, "build", name)
+
+    def has_series_kconfig(self):
+        """Whether the tree's Kconfig defines the series' first option,
+        CONFIG_GCOV_PROFILE (committed or not: a student writing it in Lab 1
+        has it as soon as the file says so)."""
+        if not os.path.isdir(self.tree):
+            return False
+        r = subprocess.run(["git", "-C", self.tree, "grep", "-q", "--untracked", "-E",
+                            "^(menu)?config GCOV_PROFILE$", "--", "*Kconfig*"],
+                           capture_output=True)
+        return r.returncode == 0
