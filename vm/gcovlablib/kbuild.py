@@ -157,6 +157,9 @@ def configure(work, config, out=None):
     # The tree's Kconfig changes between lab states: reconfigure when the
     # set of options it defines changes, or make would quietly say n.
     want_hash = config_hash(config) + " undefined=" + ",".join(undefined)
+    for opt in undefined:
+        say("note: this tree has no %s yet (the patch series adds it); "
+            "building without it" % opt)
     if os.path.exists(os.path.join(out, ".config")) and read_stamp(stamp) == want_hash:
         # make's syncconfig drops an option the checked-out Kconfig does
         # not know; after a trip through such a state, configure again.
@@ -164,6 +167,15 @@ def configure(work, config, out=None):
         if all(got.get(k) == v for k, v in wanted_options(config).items()
                if k not in undefined):
             return
+    # The same Kconfig files and fragments make the same .config: one made
+    # before for this state of the tree is taken again (make's syncconfig
+    # at the build does the rest) instead of 15 s of tinyconfig, merge and
+    # olddefconfig at every move between lab states.
+    saved = os.path.join(out, ".gcovlab-configs", kconfig_key(src, want_hash))
+    if os.path.exists(saved):
+        shutil.copyfile(saved, os.path.join(out, ".config"))
+        write_stamp(stamp, want_hash)
+        return
     env = make_env(work)
     base = ["make", "-s", "-C", src, "O=" + out] + make_vars(work)
     with Step("configuring %s kernel: tinyconfig + %s" % (config, " + ".join("vm/" + c for c in CONFIGS[config]))):
@@ -173,9 +185,6 @@ def configure(work, config, out=None):
             cwd=out, env=env, capture=True, what="merge_config.sh")
         run(base + ["olddefconfig"], env=env, capture=True, what="make olddefconfig")
     got = read_config(out)
-    for opt in undefined:
-        say("note: this tree has no %s yet (the patch series adds it); "
-            "building without it" % opt)
     missing = ["%s=%s (got %s)" % (k, v, got.get(k, "not set"))
                for k, v in wanted_options(config).items()
                if got.get(k) != v and k not in undefined]
@@ -183,7 +192,31 @@ def configure(work, config, out=None):
         raise GcovlabError("the %s kernel config did not take these options "
                            "(a dependency is missing from vm/kernel.config?):\n    %s"
                            % (config, "\n    ".join(missing)))
+    os.makedirs(os.path.dirname(saved), exist_ok=True)
+    shutil.copyfile(os.path.join(out, ".config"), saved + ".tmp")
+    os.replace(saved + ".tmp", saved)
     write_stamp(stamp, want_hash)
+
+
+def kconfig_key(src, want_hash):
+    """A digest of what a configuration is made from: the fragments, the
+    options the tree lacks, the compiler, and every Kconfig file of the
+    tree as it is on disk (committed, changed or new)."""
+    h = hashlib.sha256(want_hash.encode() + b"\0")
+    h.update(subprocess.run(["gcc", "--version"], capture_output=True).stdout)
+    for args in (["ls-files", "-s"], ["diff", "HEAD"]):
+        h.update(subprocess.run(["git", "-C", src] + args + ["--", "*Kconfig*"],
+                                capture_output=True).stdout)
+    new = subprocess.run(["git", "-C", src, "ls-files", "-z", "--others", "--exclude-standard",
+                          "--", "*Kconfig*"], capture_output=True).stdout
+    for rel in sorted(new.split(b"\0")):
+        if rel:
+            try:
+                with open(os.path.join(src, rel.decode()), "rb") as f:
+                    h.update(rel + b"\0" + f.read())
+            except OSError:
+                pass
+    return h.hexdigest()[:32]
 
 
 def bzimage(work, config):
