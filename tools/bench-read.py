@@ -402,38 +402,20 @@ def build_kernel(work, side):
         note("%s kernel is up to date (%s)" % (side.name, side.out))
         return
     log = os.path.join(side.out, "bench-read-build.log")
-    cmd = ["make", "-C", side.src, "O=" + side.out, "-j2"] + kbuild.make_vars(work) + ["all"]
-    note("building the %s kernel in %s, -j2 (log: %s) ..." % (side.name, side.out, log))
-    start = time.monotonic()
-    with open(log, "w", encoding="utf-8") as logf:
-        logf.write("$ %s\n" % " ".join(cmd))
-        logf.flush()
-        proc = subprocess.Popen(cmd, env=make_env(work), stdout=logf, stderr=subprocess.STDOUT)
-        report_progress(proc, log, start)
-    if proc.returncode != 0:
-        raise build_failure(side, log, proc.returncode)
-    side.build_time = time.monotonic() - start
-    side.last_build = (side.build_time, kbuild.count_compiled(log))
+    try:
+        side.last_build = kbuild.make_all(work, side.src, side.out, side.name, log)
+    except GcovlabError as e:
+        raise build_failure(e, log) from None
+    side.build_time = side.last_build[0]
     kbuild.write_stamp(stamp, state)
     kbuild.write_stamp(took, "%.1f %d" % side.last_build)
     note("built the %s kernel in %s (%d files compiled)" % (
         side.name, seconds(side.build_time), side.last_build[1]))
 
 
-def report_progress(proc, log, start):
-    """Wait for make, printing a line every 30 s."""
-    last = start
-    while proc.poll() is None:
-        time.sleep(0.5)
-        now = time.monotonic()
-        if now - last >= 30:
-            last = now
-            note("  ... %s, %d files compiled so far" % (
-                seconds(now - start), kbuild.count_compiled(log)))
-
-
-def build_failure(side, log, code):
-    """The error for a failed kernel build, naming the objects that failed."""
+def build_failure(error, log):
+    """kbuild's error for a failed build, naming the objects of the
+    profiled directories that failed."""
     with open(log, encoding="utf-8", errors="replace") as f:
         text = f.read()
     objs = sorted(set(re.findall(r"\[[\w/.-]+:\d+: ([\w/.-]+\.o)\] Error", text)))
@@ -443,8 +425,7 @@ def build_failure(side, log, code):
         hint = ("\nThese objects of the profiled directories failed: %s.  If one "
                 "cannot be profiled, add it to EXCLUDE in tools/bench-read.py with "
                 "the reason (both kernels leave it out then) and run again." % ", ".join(mine))
-    return GcovlabError("building the %s kernel failed (make exit %d).\n%s\nFull log: %s%s" % (
-        side.name, code, tail(text, 25), log, hint))
+    return GcovlabError("%s%s" % (error, hint))
 
 
 # ---------------------------------------------------------------- the module
@@ -732,7 +713,7 @@ def print_set_table(sides):
             ("clock overhead median (ms)", lambda x: ms(statistics.median(pooled(x, "overhead")))),
             ("per file, net median (us)", lambda x: "%.1f" % (net_median(x) / 1e3 /
                                                               x.results[0]["files"])),
-            ("kernel build time (-j2)", build_time)]
+            ("kernel build time (-j%s)" % kbuild.jobs(), build_time)]
     print("\n1. Every .gcda of the kernel (kernel/, lib/, fs/ profiled), one process per pass")
     print("   %-30s %14s %14s" % ("", s.name, m.name))
     for label, fn in rows:

@@ -13,10 +13,9 @@ import dataclasses
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 
-from .util import GcovlabError
+from .util import GcovlabError, probe
 
 @dataclasses.dataclass
 class Check:
@@ -121,7 +120,7 @@ INPUTS = [b"the cat sat\non the mat\n", b"", b"one\n\ntwo  words\n"]
 
 
 def run(cmd, cwd, stdin=None, env=None):
-    return subprocess.run(cmd, cwd=cwd, input=stdin, env=env, capture_output=True)
+    return probe(cmd, cwd=cwd, env=env, stdin=stdin, text=False)
 
 
 def check_lab6(gcov_dir, harness, program, normalise):

@@ -5,15 +5,14 @@ import difflib
 import os
 import re
 import shutil
-import subprocess
 
 from . import labs
 from .runs import Request, cmd_run
-from .util import EXIT_USAGE, GcovlabError, say
+from .util import EXIT_USAGE, GcovlabError, probe, say
 
 
 def gcov_dump(path):
-    proc = subprocess.run(["gcov-dump", "-l", path], capture_output=True, text=True)
+    proc = probe(["gcov-dump", "-l", path])
     return [line.split(":", 1)[1] if ":" in line else line
             for line in (proc.stdout + proc.stderr).splitlines()]
 

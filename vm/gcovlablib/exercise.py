@@ -16,12 +16,11 @@ import json
 import os
 import re
 import sys
-import subprocess
 import tomllib
 
 from . import checks, labs
 from . import tree as treemod
-from .util import EXIT_FAILED, EXIT_USAGE, GcovlabError, say
+from .util import EXIT_FAILED, EXIT_USAGE, GcovlabError, run, say
 from .work import REPO
 
 BRANCH = "my-lab%d"
@@ -141,10 +140,9 @@ def make(work, number, first=1):
         with open(os.path.join(tree, rel), "w", encoding="utf-8") as f:
             f.write(text)
     env = treemod.git_env()
-    subprocess.run(["git", "-C", tree, "commit", "--quiet", "-a", "-m",
-                    "Lab %d exercise: the skeleton (TODO %d to %d)" % (
-                        number, first, len(ex["todo"]))],
-                   env=env, check=True, capture_output=True)
+    run(["git", "-C", tree, "commit", "--quiet", "-a", "-m",
+         "Lab %d exercise: the skeleton (TODO %d to %d)" % (number, first, len(ex["todo"]))],
+        env=env, capture=True, what="git commit")
     say("kernel tree now on your branch %s: lab-%d with %d TODO%s to write" % (
         branch, number, len(ex["todo"]) - first + 1,
         "" if len(ex["todo"]) - first == 0 else "s"))

@@ -17,7 +17,7 @@ import struct
 import subprocess
 import time
 
-from .util import GcovlabError, EXIT_TIMEOUT, say, seconds, tail, warn
+from .util import GcovlabError, EXIT_TIMEOUT, say, seconds, spawn, tail, warn
 from .work import VM
 
 BUSYBOX = "/bin/busybox"
@@ -134,13 +134,8 @@ def boot(kernel, initrd, outdir, accel="tcg", timeout=120, append="", cpus=1):
         os.path.basename(kernel), accel.upper(),
         ", %d vCPUs" % cpus if cpus > 1 else "", timeout,
         ", kernel parameters: " + append if append else ""))
-    try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    except FileNotFoundError:
-        raise GcovlabError("%s is not installed: apt-get install qemu-system-x86 "
-                           "(./setup.sh does this)" % QEMU)
+    proc = spawn(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                 stderr=subprocess.STDOUT, start_new_session=True)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except KeyboardInterrupt:

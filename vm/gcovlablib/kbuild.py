@@ -11,7 +11,7 @@ import time
 from . import tree as treemod
 from . import config as config_mod
 from .config import Config
-from .util import GcovlabError, Lock, Step, run, say, seconds, tail
+from .util import GcovlabError, Lock, Step, probe, run, say, seconds, spawn, tail
 from .work import VM
 
 # Every kernel starts from tinyconfig plus the shared VM fragment; the
@@ -136,7 +136,7 @@ def undefined_options(src, options):
     tree, CONFIG_GCOV_PROFILE exists only from the first patch on."""
     missing = []
     for opt in sorted(options):
-        r = subprocess.run(["git", "-C", src, "grep", "-q", "--untracked", "-E",
+        r = probe(["git", "-C", src, "grep", "-q", "--untracked", "-E",
                             "^(menu)?config %s$" % opt[len("CONFIG_"):], "--",
                             "*Kconfig*"], capture_output=True)
         if r.returncode != 0:
@@ -203,12 +203,11 @@ def kconfig_key(src, want_hash):
     options the tree lacks, the compiler, and every Kconfig file of the
     tree as it is on disk (committed, changed or new)."""
     h = hashlib.sha256(want_hash.encode() + b"\0")
-    h.update(subprocess.run(["gcc", "--version"], capture_output=True).stdout)
+    h.update(probe(["gcc", "--version"], text=False).stdout)
     for args in (["ls-files", "-s"], ["diff", "HEAD"]):
-        h.update(subprocess.run(["git", "-C", src] + args + ["--", "*Kconfig*"],
-                                capture_output=True).stdout)
-    new = subprocess.run(["git", "-C", src, "ls-files", "-z", "--others", "--exclude-standard",
-                          "--", "*Kconfig*"], capture_output=True).stdout
+        h.update(probe(["git", "-C", src] + args + ["--", "*Kconfig*"], text=False).stdout)
+    new = probe(["git", "-C", src, "ls-files", "-z", "--others", "--exclude-standard",
+                 "--", "*Kconfig*"], text=False).stdout
     for rel in sorted(new.split(b"\0")):
         if rel:
             try:
@@ -251,15 +250,24 @@ def _build_kernel(work, config, force):
         return
     configure(work, config, out)
     src = source_dir(work, config)
-    log = os.path.join(out, "gcovlab-build.log")
+    took, compiled = make_all(work, src, out, config, os.path.join(out, "gcovlab-build.log"))
+    write_stamp(os.path.join(out, ".gcovlab-built"), state(work, config))
+    say("built the %s kernel in %s (%d files compiled): %s" % (
+        config, seconds(took), compiled, os.path.join(out, "arch/x86/boot/bzImage")))
+
+
+def make_all(work, src, out, label, log):
+    """make all of the tree SRC in OUT, its output in LOG, a progress line
+    every 15 s; return (seconds, files compiled).  A failure raises the
+    error with the log's first error lines (tools/bench-read.py builds its
+    kernels with this too)."""
     cmd = ["make", "-C", src, "O=" + out, "-j", jobs()] + make_vars(work) + ["all"]
     start = time.monotonic()
-    say("building the %s kernel in %s (log: %s) ..." % (config, out, log))
+    say("building the %s kernel in %s (log: %s) ..." % (label, out, log))
     with open(log, "w", encoding="utf-8") as logf:
         logf.write("$ %s\n" % " ".join(cmd))
         logf.flush()
-        proc = subprocess.Popen(cmd, env=make_env(work), stdout=logf,
-                                stderr=subprocess.STDOUT)
+        proc = spawn(cmd, env=make_env(work), stdout=logf, stderr=subprocess.STDOUT)
         last = start
         while proc.poll() is None:
             time.sleep(0.5)
@@ -268,9 +276,9 @@ def _build_kernel(work, config, force):
                 last = now
                 say("  ... %s, %d files compiled so far" %
                     (seconds(now - start), count_compiled(log)))
-    with open(log, encoding="utf-8", errors="replace") as f:
-        text = f.read()
     if proc.returncode != 0:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
         # "error" as a word, not in kbuild's progress line of a file whose
         # name has it (CC tools/objtool/str_error_r.o); and the linker's
         # undefined references, which say no "error" but are the cause
@@ -279,13 +287,10 @@ def _build_kernel(work, config, force):
                   and not re.match(r"\s+[A-Z0-9_]+\s{2,}\S", line)][:20]
         raise GcovlabError("building the %s kernel failed (make exit %d).\n"
                            "First error lines:\n    %s\nEnd of the log:\n%s\n"
-                           "Full log: %s" % (config, proc.returncode,
+                           "Full log: %s" % (label, proc.returncode,
                                              "\n    ".join(errors) or "(none found)",
                                              tail(text, 25), log))
-    write_stamp(os.path.join(out, ".gcovlab-built"), state(work, config))
-    say("built the %s kernel in %s (%d files compiled): %s" % (
-        config, seconds(time.monotonic() - start), count_compiled(log),
-        os.path.join(out, "arch/x86/boot/bzImage")))
+    return time.monotonic() - start, count_compiled(log)
 
 
 def count_compiled(log):
@@ -361,8 +366,7 @@ def build_module(work, config, src, dst, profile_var, extra=()):
         ["%s=y" % profile_var] + list(extra) + ["modules"]
     with Step("building the module in %s against the %s kernel (%s=y)" % (
             shown(src), config, profile_var)):
-        proc = subprocess.run(cmd, env=make_env(work), text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        proc = run(cmd, env=make_env(work), check=False, capture=True)
         with open(os.path.join(dst, "gcovlab-module-build.log"), "w", encoding="utf-8") as f:
             f.write("$ %s\n%s" % (" ".join(cmd), proc.stdout))
         if proc.returncode != 0:

@@ -4,9 +4,8 @@
 import os
 import re
 import shutil
-import subprocess
 
-from .util import GcovlabError, Step, say
+from .util import GcovlabError, Step, probe, say
 
 # Debian's lcov 1.16 prints these Perl warnings on every run; they are its
 # own and say nothing about the data.  Only lines of exactly this shape are
@@ -52,8 +51,9 @@ def place_gcda(gcda_root, build_dir):
 
 
 def run_filtered(cmd, log):
-    proc = subprocess.run(cmd, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    kept = [line for line in proc.stdout.split("\n") if line and not lcov_noise(line)]
+    proc = probe(cmd)
+    kept = [line for line in (proc.stdout + "\n" + proc.stderr).split("\n")
+            if line and not lcov_noise(line)]
     with open(log, "a", encoding="utf-8") as f:
         f.write("$ %s\n%s\n" % (" ".join(cmd), "\n".join(kept)))
     if proc.returncode != 0:

@@ -15,12 +15,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import time
 
 from . import baseline
 from .config import Config
-from .util import GcovlabError, Lock, Step, run, output, say, warn
+from .util import GcovlabError, Lock, Step, output, probe, run, say, warn
 
 TAG_PRISTINE = "gcovlab-pristine"
 TAG_BASELINE = "gcovlab-baseline"
@@ -95,8 +94,7 @@ def fix_gitignore(tree):
 def is_ours(tree):
     if not os.path.isdir(os.path.join(tree, ".git")):
         return False
-    tags = subprocess.run(["git", "-C", tree, "tag", "--list", "gcovlab-*"],
-                          capture_output=True, text=True).stdout.split()
+    tags = probe(["git", "-C", tree, "tag", "--list", "gcovlab-*"]).stdout.split()
     return TAG_PRISTINE in tags and TAG_BASELINE in tags
 
 
@@ -131,8 +129,7 @@ def _ensure(work):
                 "%s tags).  Move it away, or set GCOVLAB_WORK to another "
                 "directory, and run 'vm/gcovlab tree' again." %
                 (work.tree, TAG_PRISTINE, TAG_BASELINE))
-        if subprocess.run(["git", "-C", work.tree, "config", "core.untrackedCache"],
-                          capture_output=True, text=True).stdout.strip() != "false":
+        if config_get(work.tree, "core.untrackedCache") != "false":
             git(work.tree, "config", "core.untrackedCache", "false")
         info = read_info(work)
         say("kernel tree ready: Linux %s at %s (nothing to do)" %
@@ -260,8 +257,7 @@ def refuse_if_dirty(tree, doing):
 
 
 def current_branch(tree):
-    out = subprocess.run(["git", "-C", tree, "symbolic-ref", "--short", "-q", "HEAD"],
-                         capture_output=True, text=True).stdout.strip()
+    out = probe(["git", "-C", tree, "symbolic-ref", "--short", "-q", "HEAD"]).stdout.strip()
     return out or None
 
 
@@ -276,8 +272,7 @@ def checkout(tree, branch):
         say("kernel tree already on branch %s" % branch)
         return
     refuse_if_dirty(tree, "switching to %s" % branch)
-    exists = subprocess.run(["git", "-C", tree, "rev-parse", "--verify", "--quiet",
-                             "refs/heads/" + branch], capture_output=True).returncode == 0
+    exists = branch_tip(tree, branch) is not None
     if not exists and branch == BRANCH_BASELINE:
         say("branch %s was deleted; making it again from tag %s" % (branch, TAG_BASELINE))
         git(tree, "branch", branch, TAG_BASELINE)
@@ -305,8 +300,7 @@ def _ensure_mainline(work, ready):
             return
         # A work directory older than the mark, or a checkout cut short:
         # a complete one has every file of the commit and nothing else.
-        status = subprocess.run(["git", "-C", work.mainline, "status", "--porcelain"],
-                                capture_output=True, text=True)
+        status = probe(["git", "-C", work.mainline, "status", "--porcelain"])
         if status.returncode == 0 and not status.stdout.strip():
             with open(ready, "w", encoding="utf-8") as f:
                 f.write(TAG_PRISTINE + "\n")
@@ -331,8 +325,7 @@ def source_state(work, config):
     if Config.parse(config).is_mainline:
         return git(work.mainline, "rev-parse", "HEAD").strip()
     head = git(work.tree, "rev-parse", "HEAD").strip()
-    diff = subprocess.run(["git", "-C", work.tree, "diff", "HEAD"],
-                          capture_output=True).stdout
+    diff = probe(["git", "-C", work.tree, "diff", "HEAD"], text=False).stdout
     untracked = git(work.tree, "ls-files", "--others", "--exclude-standard")
     h = hashlib.sha256(diff)
     for rel in untracked.split("\n"):
@@ -355,21 +348,18 @@ def series_key(patches):
 
 
 def config_get(tree, key):
-    return subprocess.run(["git", "-C", tree, "config", "--get", key],
-                          capture_output=True, text=True).stdout.strip() or None
+    return probe(["git", "-C", tree, "config", "--get", key]).stdout.strip() or None
 
 
 def branch_tip(tree, branch):
-    r = subprocess.run(["git", "-C", tree, "rev-parse", "--verify", "--quiet",
-                        "refs/heads/" + branch], capture_output=True, text=True)
+    r = probe(["git", "-C", tree, "rev-parse", "--verify", "--quiet", "refs/heads/" + branch])
     return r.stdout.strip() if r.returncode == 0 else None
 
 
 def twin_branch(tree, key, branch):
     """A tool-made lab branch, other than `branch`, made of the same patches."""
-    out = subprocess.run(["git", "-C", tree, "config", "--get-regexp",
-                          r"^gcovlab\.lab-[0-9]+\.key$"], capture_output=True,
-                         text=True).stdout
+    out = probe(["git", "-C", tree, "config", "--get-regexp",
+                 r"^gcovlab\.lab-[0-9]+\.key$"]).stdout
     for line in out.splitlines():
         name, _, value = line.partition(" ")
         other = name[len("gcovlab."):-len(".key")]
@@ -386,16 +376,15 @@ def put_back(tree, back):
     can leave files changed and no am state to abort), the tree on `back`.
     Nothing of the user's is lost: the tree was clean before (a dirty one
     is refused) and HEAD holds only the tool's commits."""
-    subprocess.run(["git", "-C", tree, "am", "--abort"], capture_output=True)
-    subprocess.run(["git", "-C", tree, "reset", "--hard", "--quiet"], capture_output=True)
-    subprocess.run(["git", "-C", tree, "checkout", "--quiet", back], capture_output=True)
+    probe(["git", "-C", tree, "am", "--abort"])
+    probe(["git", "-C", tree, "reset", "--hard", "--quiet"])
+    probe(["git", "-C", tree, "checkout", "--quiet", back])
 
 
 def apply_patches(tree, patches, names, env, back):
     """git am each patch on the detached HEAD; on a failure, back to `back`."""
     for path, name in zip(patches, names):
-        r = subprocess.run(["git", "-C", tree, "am", "--quiet", path],
-                           capture_output=True, text=True, env=env)
+        r = probe(["git", "-C", tree, "am", "--quiet", path], env=env)
         if r.returncode != 0:
             put_back(tree, back)
             raise GcovlabError("patches/%s does not apply to %s with git am:\n%s\n"

@@ -89,6 +89,28 @@ def run(cmd, cwd=None, env=None, check=True, capture=False, what=None):
     return proc
 
 
+def probe(cmd, cwd=None, env=None, stdin=None, text=True):
+    """Run a command whose exit status or output is the answer: a non-zero
+    exit is not an error (the caller reads returncode); both streams are
+    captured.  A missing program still gets not_installed's message."""
+    if cwd is not None and not os.path.isdir(cwd):
+        raise GcovlabError("%s: the directory %s does not exist" % (
+            os.path.basename(cmd[0]), cwd))
+    try:
+        return subprocess.run(cmd, cwd=cwd, env=env, input=stdin, text=text,
+                              capture_output=True)
+    except FileNotFoundError:
+        raise not_installed(cmd[0]) from None
+
+
+def spawn(cmd, **kwargs):
+    """subprocess.Popen, with not_installed's message for a missing program."""
+    try:
+        return subprocess.Popen(cmd, **kwargs)
+    except FileNotFoundError:
+        raise not_installed(cmd[0]) from None
+
+
 def output(cmd, cwd=None, env=None):
     """Return stdout of a command that must succeed."""
     proc = run(cmd, cwd=cwd, env=env, capture=True)

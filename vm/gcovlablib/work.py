@@ -2,9 +2,7 @@
 """Where things live: the checkout, and the work directory outside it."""
 
 import os
-import subprocess
-
-from .util import GcovlabError
+from .util import GcovlabError, probe
 
 # vm/gcovlablib/work.py -> the checkout root
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -66,7 +64,6 @@ class Work:
         has it as soon as the file says so)."""
         if not os.path.isdir(self.tree):
             return False
-        r = subprocess.run(["git", "-C", self.tree, "grep", "-q", "--untracked", "-E",
-                            "^(menu)?config GCOV_PROFILE$", "--", "*Kconfig*"],
-                           capture_output=True)
+        r = probe(["git", "-C", self.tree, "grep", "-q", "--untracked", "-E",
+                   "^(menu)?config GCOV_PROFILE$", "--", "*Kconfig*"])
         return r.returncode == 0
