@@ -226,3 +226,15 @@ def test_a_tree_without_the_series_builds_in_a_directory_of_its_own(tmp_path):
     assert work.build_dir(Config("lab")) == str(build / "lab")
     assert work.build_dir(Config("lab", "all")) == str(build / "lab-all")
     assert work.build_dir(Config("mainline", "all")) == str(build / "mainline-all")
+
+
+def test_a_missing_program_is_named_not_a_traceback(tmp_path):
+    from gcovlablib import util
+    with pytest.raises(GcovlabError, match="gcov-dump is not installed.*Debian package gcc"):
+        util.probe([str(tmp_path / "bin" / "gcov-dump"), "-l", "x.gcda"])
+    with pytest.raises(GcovlabError, match="qemu-system-x86_64 is not installed"):
+        util.spawn([str(tmp_path / "qemu-system-x86_64")])
+    with pytest.raises(GcovlabError, match="does not exist"):
+        util.probe(["true"], cwd=str(tmp_path / "gone"))
+    # A failing command is an answer, not an error.
+    assert util.probe(["sh", "-c", "echo out; echo err >&2; exit 3"]).returncode == 3
