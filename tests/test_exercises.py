@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The exercises of Labs 1, 2 and 4 (Lab 6's is in tests/unit): for each,
+"""The exercises of Labs 1, 2, 4 and 10 (Lab 6's is in tests/unit): for each,
 the skeleton is made from the current series (patches/, applied in a
 worktree of the kernel tree), the checker passes on the series' files,
 fails on the untouched skeleton naming every TODO, starts with the earlier
 TODOs solved under --todo K, and catches a mistake a student could make
 in each TODO with that TODO's hint.  Host only: Kconfig, gcc -fsyntax-only
-and make on a cut-out rule; no kernel is built or booted.
+and make on cut-out rules; no kernel is built or booted.
 """
 
 import json
@@ -26,12 +26,14 @@ PATCHES = sorted(os.path.join(REPO, "patches", p)
 KCONFIG = "kernel/gcov/Kconfig"
 GUARD = "kernel/gcov/gcc_version.h"
 MAKEFILE_LIB = "scripts/Makefile.lib"
+LABS = [1, 2, 4, 10]
 
 
 @pytest.fixture(scope="module")
 def series(tree, tmp_path_factory):
     """A worktree at the baseline with patches 1-3 (Labs 2 to 4's state);
-    and Lab 1's Kconfig, as patch 1 alone leaves it."""
+    Lab 1's Kconfig, as patch 1 alone leaves it; and the top Makefile with
+    patches 1-11 (Lab 10's exercise), made in a scratch index."""
     src = tmp_path_factory.mktemp("ex") / "linux"
     subprocess.run(["git", "-C", tree, "worktree", "add", "-q", "--detach", str(src),
                     "gcovlab-baseline"], check=True)
@@ -41,8 +43,18 @@ def series(tree, tmp_path_factory):
             lab1 = f.read()
         subprocess.run(["git"] + IDENT + ["-C", str(src), "am", "-q"] + PATCHES[1:3],
                        check=True)
+        index = str(src) + ".index"
+        env = dict(os.environ, GIT_INDEX_FILE=index)
+        subprocess.run(["git", "-C", str(src), "read-tree", "HEAD"], env=env, check=True)
+        subprocess.run(["git", "-C", str(src), "apply", "--cached"] + PATCHES[3:11], env=env,
+                       check=True)
+        whole = subprocess.run(["git", "-C", str(src), "write-tree"], env=env, check=True,
+                               capture_output=True, text=True).stdout.strip()
+        lab10 = subprocess.run(["git", "-C", str(src), "show", whole + ":Makefile"],
+                               check=True, capture_output=True, text=True).stdout
+        os.remove(index)
         yield src, {1: {KCONFIG: lab1}, 2: {GUARD: read(src, GUARD)},
-                    4: {MAKEFILE_LIB: read(src, MAKEFILE_LIB)}}
+                    4: {MAKEFILE_LIB: read(src, MAKEFILE_LIB)}, 10: {"Makefile": lab10}}
     finally:
         subprocess.run(["git", "-C", tree, "worktree", "remove", "--force", str(src)])
 
@@ -53,21 +65,31 @@ def read(src, rel):
 
 
 def run_checks(src, number, files, tmp_path):
-    for rel, text in files.items():
-        with open(src / rel, "w", encoding="utf-8") as f:
-            f.write(text)
-    if number == 1:
-        return checks.check_lab1(str(src), str(tmp_path / "kconfig"))
-    if number == 2:
-        return checks.check_lab2(str(src))
-    return checks.check_lab4(str(src))
+    """The lab's checks with FILES written into the worktree; afterwards the
+    worktree's files are as they were."""
+    before = {rel: read(src, rel) for rel in files}
+    try:
+        for rel, text in files.items():
+            with open(src / rel, "w", encoding="utf-8") as f:
+                f.write(text)
+        if number == 1:
+            return checks.check_lab1(str(src), str(tmp_path / "kconfig"))
+        if number == 2:
+            return checks.check_lab2(str(src))
+        if number == 10:
+            return checks.check_lab10(str(src))
+        return checks.check_lab4(str(src))
+    finally:
+        for rel, text in before.items():
+            with open(src / rel, "w", encoding="utf-8") as f:
+                f.write(text)
 
 
 def failed_todos(result):
     return sorted({c.todo for c in result if not c.passed and c.todo is not None})
 
 
-@pytest.mark.parametrize("number", [1, 2, 4])
+@pytest.mark.parametrize("number", LABS)
 def test_the_solution_passes(series, number, tmp_path):
     src, files = series
     result = run_checks(src, number, files[number], tmp_path)
@@ -75,7 +97,7 @@ def test_the_solution_passes(series, number, tmp_path):
         [(c.name, c.detail) for c in result if not c.passed]
 
 
-@pytest.mark.parametrize("number", [1, 2, 4])
+@pytest.mark.parametrize("number", LABS)
 def test_the_untouched_skeleton_fails_naming_each_todo(series, number, tmp_path):
     src, files = series
     ex = exercise.load(number)
@@ -106,7 +128,7 @@ def test_todo_k_starts_with_the_earlier_ones_solved(series, number, tmp_path):
 # The mistakes each exercise.toml lists (the instructors' answer key shows
 # the same ones).
 MISTAKES = [pytest.param(number, m, id="lab%d-%s" % (number, "-".join(m["what"].split()[:4])))
-            for number in (1, 2, 4) for m in exercise.load(number).get("mistake", [])]
+            for number in LABS for m in exercise.load(number).get("mistake", [])]
 
 
 @pytest.mark.parametrize("number,mistake", MISTAKES)

@@ -502,3 +502,136 @@ def check_lab4(src):
     checks.append(Check("without CONFIG_GCOV_PROFILE nothing is instrumented", added == "", 2,
                         "" if added == "" else "got the flags %r" % added))
     return checks
+
+
+# Lab 10: patch 0011's CFLAGS_GCOV in the top Makefile.  The student's
+# lines from "CFLAGS_GCOV := ..." to "export CFLAGS_GCOV" are run by make
+# with the tree's own try-run (scripts/Makefile.compiler), once with gcc
+# and once with a compiler that, like GCC on targets without a 64-bit
+# atomic add, makes profiled code call libatomic.
+FLAGS_START = re.compile(r"^CFLAGS_GCOV\s*:=")
+FLAGS_END = "export CFLAGS_GCOV"
+ATOMIC = "-fprofile-update=prefer-atomic"
+
+# Kernel-like flags: -mcmodel=kernel is the one the fake compiler asks for,
+# so a test compile that leaves out $(KBUILD_CFLAGS) gets another answer
+# than the kernel's own compiles would.
+MODEL10 = """include %(src)s/scripts/Kbuild.include
+include %(src)s/scripts/Makefile.compiler
+CC := %(cc)s
+NM := nm
+KBUILD_CPPFLAGS := -D__KERNEL__
+KBUILD_CFLAGS := -O2 -m64 -mcmodel=kernel -mno-red-zone -fno-PIE -ffreestanding
+%(block)s
+all:
+\t@echo 'CFLAGS_GCOV=[$(strip $(CFLAGS_GCOV))]'
+"""
+
+# gcc, except that, compiling for the kernel with -fprofile-update, the
+# object calls __atomic_fetch_add_16 (a libatomic function) as GCC's
+# counters would on a CPU without the instruction.
+LIBATOMIC_CC = """#!/bin/sh
+case " $* " in
+*" -fprofile-update="*" -mcmodel=kernel "*|*" -mcmodel=kernel "*" -fprofile-update="*)
+	exec gcc -include "%(header)s" "$@" ;;
+esac
+exec gcc "$@"
+"""
+LIBATOMIC_H = """__int128 gcovlab_wide;
+static void __attribute__((used)) gcovlab_wide_add(void)
+{ __atomic_fetch_add(&gcovlab_wide, 1, __ATOMIC_RELAXED); }
+"""
+
+
+def cflags_gcov_block(src):
+    """The student's lines of the top Makefile from CFLAGS_GCOV := to
+    export CFLAGS_GCOV, or None."""
+    with open(os.path.join(src, "Makefile"), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    for i, line in enumerate(lines):
+        if FLAGS_START.match(line):
+            for j in range(i, len(lines)):
+                if lines[j].strip() == FLAGS_END:
+                    return "\n".join(lines[i:j + 1]) + "\n"
+            return None
+    return None
+
+
+def model10(src, block, tmp, cc="gcc"):
+    """CFLAGS_GCOV as make leaves it, or (None, what make said)."""
+    with open(os.path.join(tmp, "model.mk"), "w", encoding="utf-8") as f:
+        f.write(MODEL10 % {"src": src, "cc": cc, "block": block})
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CC", "NM")}
+    proc = run(["make", "-s", "--no-print-directory", "-f", "model.mk"], tmp, env=clean)
+    if proc.returncode:
+        return None, proc.stderr.decode(errors="replace").strip()
+    return re.search(r"CFLAGS_GCOV=\[(.*)\]", proc.stdout.decode()).group(1), ""
+
+
+def locked_updates(tmp, flags):
+    """Compile a profiled function with FLAGS; its disassembly's
+    instructions that update memory, and whether they are locked."""
+    src = os.path.join(tmp, "hit.c")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write("int hits;\nvoid hit(int x)\n{\n\tif (x)\n\t\thits++;\n}\n")
+    obj = os.path.join(tmp, "hit.o")
+    proc = run(["gcc", "-O2", "-c", "-o", obj, src] + flags.split(), tmp)
+    if proc.returncode:
+        return None, proc.stderr.decode(errors="replace").strip()
+    dis = run(["objdump", "-d", "-r", obj], tmp).stdout.decode()
+    # hit()'s counter updates: the instructions whose relocation points
+    # into .bss by the section (GCC's counter array is a local object, the
+    # global "hits" is named)
+    updates, last = [], None
+    for line in dis.split("\n"):
+        fields = line.split("\t")
+        if len(fields) >= 3 and fields[2].strip():
+            last = fields[2].strip()
+        elif "R_X86_64_PC32" in line and re.search(r"\s\.bss[+-]", line) and last:
+            updates.append(re.sub(r"\s+", " ", last.split("#")[0]).strip())
+    return updates, ""
+
+
+def check_lab10(src):
+    block = cflags_gcov_block(src)
+    if block is None:
+        return [Check("the top Makefile has CFLAGS_GCOV := ... export CFLAGS_GCOV", False,
+                      None, "the lines from 'CFLAGS_GCOV := -fprofile-arcs ...' to "
+                      "'export CFLAGS_GCOV' are gone: the checks look for your lines "
+                      "between them; put them back")]
+    with tempfile.TemporaryDirectory(prefix="gcovlab-check10.") as tmp:
+        flags, error = model10(src, block, tmp)
+        if flags is None:
+            return [Check("the CFLAGS_GCOV lines of the top Makefile are valid make", False,
+                          None, error[-800:])]
+        checks = [Check("the CFLAGS_GCOV lines of the top Makefile are valid make", True)]
+        kept = all(f in flags.split() for f in CFLAGS_GCOV.split())
+        checks.append(Check("CFLAGS_GCOV keeps %s" % CFLAGS_GCOV, kept, 1,
+                            "" if kept else "CFLAGS_GCOV is %r: add to it (+=), do not "
+                            "replace it" % flags))
+        atomic = ATOMIC in flags.split()
+        checks.append(Check("with GCC 12 on x86_64, CFLAGS_GCOV has %s" % ATOMIC, atomic, 1,
+                            "" if atomic else "CFLAGS_GCOV is %r" % flags))
+        updates, error = locked_updates(tmp, flags)
+        locked = bool(updates) and all(u.startswith("lock ") for u in updates)
+        checks.append(Check("a profiled function's counter updates are locked (lock add)",
+                            locked, 1, "" if locked else error[-500:] if updates is None
+                            else "the updates are %s" % (", ".join(updates) or "none")))
+        header = os.path.join(tmp, "libatomic.h")
+        with open(header, "w", encoding="utf-8") as f:
+            f.write(LIBATOMIC_H)
+        fake = os.path.join(tmp, "gcc-libatomic")
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write(LIBATOMIC_CC % {"header": header})
+        os.chmod(fake, 0o755)
+        other, error = model10(src, block, tmp, cc=fake)
+        dropped = other is not None and ATOMIC not in other.split()
+        checks.append(Check("where kernel code with %s would call libatomic, CFLAGS_GCOV "
+                            "goes without it" % ATOMIC, dropped, 1,
+                            "" if dropped else error[-500:] if other is None else
+                            "CFLAGS_GCOV is %r with a compiler whose profiled kernel code "
+                            "calls __atomic_fetch_add_16: test a profiled increment "
+                            "compiled with the kernel's flags ($(KBUILD_CFLAGS)) and look "
+                            "for __atomic_ or __sync_ calls in it (nm -u)" % other))
+    return checks

@@ -130,17 +130,22 @@ def make(work, number, first=1):
                 branch, number, tree, branch, number), EXIT_USAGE)
     treemod.lab_branch(work, number, labs.patches(number))
     paths = sorted({t["file"] for t in ex["todo"]})
+    treemod.git(tree, "switch", "--quiet", "-c", branch, "lab-%d" % number)
+    # A lab whose page applies a patch itself (Lab 10's 0011): the
+    # exercise is that patch, hollowed out.
+    for path in extra_patches(number, ex):
+        treemod.git(tree, "apply", "--index", path)
     files = {}
     for rel in paths:
         with open(os.path.join(tree, rel), encoding="utf-8") as f:
             files[rel] = f.read()
     made = skeleton(files, ex["todo"], first)
-    treemod.git(tree, "switch", "--quiet", "-c", branch, "lab-%d" % number)
     for rel, text in made.items():
         with open(os.path.join(tree, rel), "w", encoding="utf-8") as f:
             f.write(text)
     env = treemod.git_env()
-    run(["git", "-C", tree, "commit", "--quiet", "-a", "-m",
+    run(["git", "-C", tree, "add", "-A"], capture=True, what="git add")
+    run(["git", "-C", tree, "commit", "--quiet", "-m",
          "Lab %d exercise: the skeleton (TODO %d to %d)" % (number, first, len(ex["todo"]))],
         env=env, capture=True, what="git commit")
     say("kernel tree now on your branch %s: lab-%d with %d TODO%s to write" % (
@@ -163,6 +168,8 @@ def checks_for(work, number):
         return checks.check_lab2(tree)
     if number == 4:
         return checks.check_lab4(tree)
+    if number == 10:
+        return checks.check_lab10(tree)
     if number == 6:
         return checks.check_lab6(os.path.join(tree, "kernel", "gcov"),
                                  os.path.join(REPO, "labs", "lab06", "harness"),
@@ -197,6 +204,41 @@ def hint(todos, c):
     return "TODO %d in %s; read %s" % (c.todo, t["file"], c.chapter or t["chapter"])
 
 
+def extra_patches(number, ex):
+    """The patches after lab-N's that the exercise's finished state has
+    (exercise.toml's finish: the number of patches it is made of)."""
+    have = len(labs.patches(number))
+    finish = ex.get("finish", have)
+    every = labs.series_patches()
+    if finish > len(every):
+        raise GcovlabError("Lab %d's exercise is the first %d patches, but patches/ holds %d"
+                           % (number, finish, len(every)))
+    return [os.path.join(REPO, "patches", name) for name in every[have:finish]]
+
+
+def finished_tree(work, number, ex):
+    """The finished state to compare with: branch lab-N, or, where the
+    exercise goes further, lab-N with the extra patches applied in a
+    scratch index (nothing in the tree changes)."""
+    extra = extra_patches(number, ex)
+    if not extra:
+        return "lab-%d" % number
+    index = os.path.join(work.root, "check", "solution-%d.index" % number)
+    os.makedirs(os.path.dirname(index), exist_ok=True)
+    env = dict(os.environ, GIT_INDEX_FILE=index)
+    try:
+        run(["git", "-C", work.tree, "read-tree", "lab-%d" % number], env=env,
+            capture=True, what="git read-tree")
+        for path in extra:
+            run(["git", "-C", work.tree, "apply", "--cached", path], env=env,
+                capture=True, what="git apply")
+        return run(["git", "-C", work.tree, "write-tree"], env=env, capture=True,
+                   what="git write-tree").stdout.strip()
+    finally:
+        if os.path.exists(index):
+            os.remove(index)
+
+
 def check(work, number, as_json=False, solution=False):
     ex = load(number)
     tree = work.tree
@@ -212,7 +254,8 @@ def check(work, number, as_json=False, solution=False):
             raise GcovlabError("no branch lab-%d, the finished state: 'vm/gcovlab exercise "
                                "%d' makes it" % (number, number), EXIT_USAGE)
         files = sorted({t["file"] for t in ex["todo"]})
-        print(treemod.git(tree, "diff", mine, "lab-%d" % number, "--", *files), end="")
+        print(treemod.git(tree, "diff", mine, finished_tree(work, number, ex), "--", *files),
+              end="")
         return 0
     missing = sorted({t["file"] for t in ex["todo"]
                       if not os.path.isfile(os.path.join(tree, t["file"]))})
