@@ -10,12 +10,13 @@ harness of Lab 6.
 
 import concurrent.futures
 import dataclasses
+import glob
 import os
 import re
 import shutil
 import tempfile
 
-from .util import GcovlabError, probe
+from .util import GcovlabError, Lock, probe
 
 @dataclasses.dataclass
 class Check:
@@ -634,4 +635,75 @@ def check_lab10(src):
                             "calls __atomic_fetch_add_16: test a profiled increment "
                             "compiled with the kernel's flags ($(KBUILD_CFLAGS)) and look "
                             "for __atomic_ or __sync_ calls in it (nm -u)" % other))
+    return checks
+
+
+# Lab 9: the directories patch 0010 keeps out of whole-kernel profiling on
+# x86_64, in the order the page meets them (make stops at the first that
+# breaks vmlinux; the last two are linked after vmlinux): the TODO of
+# each, and what links its objects on their own.
+PIECES9 = [
+    (1, "arch/x86/entry/vdso", "the vDSO (vdso64.so, which runs in user space)"),
+    (2, "arch/x86/purgatory", "kexec's purgatory (purgatory.chk links it alone)"),
+    (3, "arch/x86/boot/compressed", "the decompressor (its own vmlinux)"),
+    (4, "arch/x86/boot", "the real-mode setup code (setup.elf)"),
+]
+GCOV_CALLS = ("__gcov_init", "__gcov_exit", "__gcov_merge_add")
+
+
+def gcov_calls(obj):
+    """The gcov functions an object calls: a profiled object calls them."""
+    out = run(["nm", "-u", obj], os.path.dirname(obj)).stdout.decode()
+    return sorted({name for name in GCOV_CALLS if re.search(r"\b%s\b" % name, out)})
+
+
+def check_lab9(work):
+    """Build the student's tree as the whole-kernel lab kernel
+    (build/lab-all, incrementally, make -k), then look at the objects of
+    each directory that must stay out of profiling."""
+    from . import kbuild
+    from .config import Config
+    config = Config("lab", "all")
+    out = work.build_dir(config)
+    if out.endswith("-baseline"):
+        raise GcovlabError("this tree has no CONFIG_GCOV_PROFILE: Lab 9's exercise starts "
+                           "from lab-9 ('vm/gcovlab exercise 9')")
+    # what an earlier build left in these directories must not be read as
+    # this build's
+    for _todo, rel, _what in PIECES9:
+        for obj in glob.glob(os.path.join(out, rel, "*.o")):
+            os.remove(obj)
+    with Lock(os.path.join(work.root, "locks", config), "building the %s kernel" % config):
+        kbuild.configure(work, config, out)
+        try:
+            kbuild.make_all(work, work.tree, out, config,
+                            os.path.join(out, "gcovlab-build.log"), keep_going=True)
+            built, why = True, ""
+            kbuild.write_stamp(os.path.join(out, ".gcovlab-built"),
+                               kbuild.state(work, config))
+        except GcovlabError as e:
+            built = False
+            text = str(e)
+            why = text[text.find("First error lines:"):text.find("End of the log:")].strip()
+    # one line per directory first: a failed build says which of them
+    checks = []
+    for todo, rel, what in PIECES9:
+        objs = sorted(glob.glob(os.path.join(out, rel, "*.o")))
+        name = "%s: %s is not profiled" % (rel, what)
+        if not objs:
+            checks.append(Check(name, False, todo, "not built: the build stopped before "
+                                "this directory (vmlinux must link first)"))
+            continue
+        bad = ["%s (%s)" % (os.path.relpath(o, out), ", ".join(gcov_calls(o)))
+               for o in objs if gcov_calls(o)]
+        checks.append(Check(name, not bad, todo, "" if not bad else
+                            "these objects call the gcov code, which is not linked "
+                            "there: %s" % "; ".join(bad[:6])))
+    checks.append(Check("the whole-kernel lab kernel builds (build/lab-all, make -k)", built,
+                        None, why[:1500]))
+    main = os.path.join(out, "init", "main.o")
+    kept = os.path.exists(main) and bool(gcov_calls(main))
+    checks.append(Check("the rest of the kernel is still profiled (init/main.o)", kept,
+                        None, "" if kept else "init/main.o calls no gcov function: an "
+                        "exclusion reaches further than its directory"))
     return checks
