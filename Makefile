@@ -42,7 +42,7 @@ demo:
 	echo && \
 	echo "demo finished in $$(( $$(date +%s) - start )) s" && \
 	echo "HTML report: $(CURDIR)/$(DEMO_OUT)/html/index.html" && \
-	echo "line coverage of the sample driver:" && \
+	echo "coverage of the sample driver (lines, branches):" && \
 	sed 's/^/  /' $(DEMO_OUT)/summary.txt
 
 check:

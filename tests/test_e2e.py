@@ -5,9 +5,11 @@ carry the exact counts the workloads imply, and the second workload
 covers more than the first.  Also a driver that is not the sample."""
 
 import hashlib
+import json
 import os
 import re
 import subprocess
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -64,7 +66,7 @@ def only(counts, text):
 def test_out_has_every_promised_file(basic):
     out, proc = basic
     for name in ("gcda", "console.log", "lcov.info", "html/index.html", "status",
-                 "summary.txt", "transfer.log"):
+                 "summary.txt", "transfer.log", "coverage.xml", "coverage.json"):
         assert os.path.exists(os.path.join(out, name)), name
     assert (out / "status").read_text() == "0\n"
     assert "HTML report: %s" % os.path.join(out, "html", "index.html") in proc.stdout
@@ -153,6 +155,39 @@ def test_second_workload_raises_coverage(basic, full):
     b, f = hit(basic[0]), hit(full[0])
     assert b[1] == f[1]
     assert b[0] < f[0] == f[1]
+
+
+def test_branches_in_every_report_and_the_ci_files_agree_with_lcov(basic, full):
+    """lcov's branch records, genhtml's branch view, summary.txt's branch
+    count, and gcovr's Cobertura XML and JSON for CI systems: the same
+    lines hit and branches taken as lcov.info; the full workload takes
+    more branches than the basic one."""
+    taken = {}
+    for name, (out, proc) in (("basic", basic), ("full", full)):
+        info = (out / "lcov.info").read_text()
+        brda = [line.split(",")[3] for line in info.splitlines() if line.startswith("BRDA:")]
+        hit = sum(1 for line in info.splitlines()
+                  if line.startswith("DA:") and int(line.split(",")[1]) > 0)
+        assert len(brda) > 10
+        taken[name] = sum(1 for t in brda if t != "-" and int(t) > 0)
+        assert "Branches" in (out / "html" / "index.html").read_text()
+        m = re.match(r"gcovdemo\.c: lines hit (\d+) / (\d+) \([\d.]+%\), "
+                     r"branches taken (\d+) / (\d+)", (out / "summary.txt").read_text())
+        assert m and int(m.group(3)) == taken[name] and int(m.group(4)) == len(brda), \
+            (out / "summary.txt").read_text()
+        assert "branches taken %d / %d" % (taken[name], len(brda)) in proc.stdout
+        root = ET.parse(out / "coverage.xml").getroot()
+        assert root.tag == "coverage"
+        assert int(root.get("branches-covered")) == taken[name]
+        assert int(root.get("branches-valid")) == len(brda)
+        assert int(root.get("lines-covered")) == hit
+        files = {f["file"]: f for f in json.loads((out / "coverage.json").read_text())["files"]}
+        assert list(files) == ["gcovdemo.c"], list(files)
+        lines = files["gcovdemo.c"]["lines"]
+        assert sum(1 for line in lines if line["count"] > 0) == hit
+        assert sum(1 for line in lines for b in line["branches"] if b["count"] > 0) == \
+            taken[name]
+    assert taken["basic"] < taken["full"]
 
 
 def test_lcov_info_counts_agree_with_gcov(basic, tmp_path):

@@ -238,3 +238,15 @@ def test_a_missing_program_is_named_not_a_traceback(tmp_path):
         util.probe(["true"], cwd=str(tmp_path / "gone"))
     # A failing command is an answer, not an error.
     assert util.probe(["sh", "-c", "echo out; echo err >&2; exit 3"]).returncode == 3
+
+
+def test_lcov_records_counted_lines_and_branches(tmp_path):
+    from gcovlablib import report
+    info = tmp_path / "lcov.info"
+    info.write_text("TN:t\nSF:/b/drv.c\nDA:3,1\nDA:4,0\nDA:5,7\n"
+                    "BRDA:3,0,0,1\nBRDA:3,0,1,0\nBRDA:4,0,0,-\nBRDA:4,0,1,-\n"
+                    "end_of_record\nSF:/b/lib/x.c\nDA:1,0\nend_of_record\n")
+    assert report.coverage(str(info)) == {"/b/drv.c": (2, 3, 1, 4), "/b/lib/x.c": (0, 1, 0, 0)}
+    assert report.summary_lines(str(info), "/b") == [
+        "drv.c: lines hit 2 / 3 (66.7%), branches taken 1 / 4 (25.0%)",
+        "lib/x.c: lines hit 0 / 1 (0.0%), branches taken 0 / 0 (0.0%)"]

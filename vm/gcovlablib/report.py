@@ -14,6 +14,10 @@ def lcov_noise(line):
     return line.startswith("Subroutine ") and " redefined at " in line
 
 
+# lcov 1.16 leaves the branch records (BRDA) out unless asked.
+BRANCHES = ["--rc", "lcov_branch_coverage=1"]
+
+
 def test_name(title):
     """lcov's --test-name takes letters, digits and _ only."""
     return re.sub(r"\W+", "_", title).strip("_")
@@ -71,19 +75,38 @@ def lcov_report(out, build_dir, title):
     if os.path.isdir(html):
         shutil.rmtree(html)
     with Step("lcov --capture and genhtml"):
-        run_filtered(["lcov", "--capture", "--no-external", "--quiet",
-                      "--directory", build_dir, "--base-directory", build_dir,
+        run_filtered(["lcov", "--capture", "--no-external", "--quiet"] + BRANCHES +
+                     ["--directory", build_dir, "--base-directory", build_dir,
                       "--test-name", test_name(title),
                       "--output-file", info], log)
-        run_filtered(["genhtml", "--quiet", "--title", title,
+        run_filtered(["genhtml", "--quiet", "--branch-coverage", "--title", title,
                       "--output-directory", html, info], log)
     return info, os.path.join(html, "index.html")
 
 
-def line_coverage(info):
-    """{source file: (lines hit, lines instrumented)} from lcov DA records.
+def ci_reports(out, build_dir):
+    """The same data for CI systems, from gcovr (which runs gcov itself):
+    OUT/coverage.xml (Cobertura) and OUT/coverage.json (gcovr's JSON), the
+    sources below BUILD_DIR only, as lcov's --no-external."""
+    xml = os.path.join(out, "coverage.xml")
+    js = os.path.join(out, "coverage.json")
+    for stale in (xml, js):
+        if os.path.exists(stale):
+            os.remove(stale)
+    with Step("gcovr --cobertura and --json"):
+        run_filtered(["gcovr", "--root", build_dir, "--object-directory", build_dir,
+                      "--gcov-executable", "gcov", "--cobertura", xml, "--json", js,
+                      build_dir], os.path.join(out, "gcovr.log"))
+    return xml, js
 
-    lcov 1.16's --capture writes no LH/LF summary lines, so count DA.
+
+def coverage(info):
+    """{source file: (lines hit, lines instrumented, branches taken,
+    branches)} from lcov's DA and BRDA records.
+
+    lcov 1.16's --capture writes no LH/LF summary lines, so count DA; a
+    BRDA's last field is how often the branch was taken, "-" when the
+    code it leaves was never run.
     """
     result = {}
     current = None
@@ -92,33 +115,44 @@ def line_coverage(info):
             line = line.strip()
             if line.startswith("SF:"):
                 current = line[3:]
-                result[current] = [0, 0]
+                result[current] = [0, 0, 0, 0]
             elif line.startswith("DA:") and current:
                 count = line[3:].split(",")[1]
                 result[current][1] += 1
                 if int(count) > 0:
                     result[current][0] += 1
+            elif line.startswith("BRDA:") and current:
+                taken = line[5:].split(",")[3]
+                result[current][3] += 1
+                if taken != "-" and int(taken) > 0:
+                    result[current][2] += 1
             elif line == "end_of_record":
                 current = None
     return {k: tuple(v) for k, v in result.items()}
 
 
+def percent(part, whole):
+    return 100.0 * part / whole if whole else 0.0
+
+
 def summary_lines(info, build_dir):
     lines = []
-    for src, (hit, total) in sorted(line_coverage(info).items()):
+    for src, (hit, total, taken, branches) in sorted(coverage(info).items()):
         rel = os.path.relpath(src, build_dir)
-        pct = 100.0 * hit / total if total else 0.0
-        lines.append("%s: lines hit %d / %d (%.1f%%)" % (rel, hit, total, pct))
+        lines.append("%s: lines hit %d / %d (%.1f%%), branches taken %d / %d (%.1f%%)" % (
+            rel, hit, total, percent(hit, total), taken, branches, percent(taken, branches)))
     return lines
 
 
-def announce(out, index, info, build_dir):
+def announce(out, index, info, build_dir, ci=None):
     lines = summary_lines(info, build_dir)
     with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     say("HTML report: %s" % index)
+    if ci:
+        say("for CI systems: %s (Cobertura XML), %s (gcovr JSON)" % ci)
     for line in lines:
-        say("line coverage, %s" % line)
+        say("coverage, %s" % line)
 
 
 def stage_kernel_data(gcda_root, build_dir, stage):
@@ -172,9 +206,9 @@ def kernel_report(out, build_dir, title):
     if os.path.isdir(html):
         shutil.rmtree(html)
     with Step("lcov --capture of %d kernel objects and genhtml" % staged):
-        said = run_filtered(["lcov", "--capture", "--quiet", "--directory", stage,
-                             "--test-name", test_name(title),
+        said = run_filtered(["lcov", "--capture", "--quiet"] + BRANCHES +
+                            ["--directory", stage, "--test-name", test_name(title),
                              "--output-file", info], log)
-        said += run_filtered(["genhtml", "--quiet", "--title", title,
+        said += run_filtered(["genhtml", "--quiet", "--branch-coverage", "--title", title,
                               "--output-directory", html, info], log)
     return staged, foreign, said

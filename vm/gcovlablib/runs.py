@@ -268,7 +268,8 @@ def make_report(out, build_dir, title):
     if not report.place_gcda(os.path.join(out, "gcda"), build_dir):
         return False
     info, index = report.lcov_report(out, build_dir, title)
-    report.announce(out, index, info, build_dir)
+    ci = report.ci_reports(out, build_dir)
+    report.announce(out, index, info, build_dir, ci)
     return True
 
 
