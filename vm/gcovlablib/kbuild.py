@@ -137,8 +137,7 @@ def undefined_options(src, options):
     missing = []
     for opt in sorted(options):
         r = probe(["git", "-C", src, "grep", "-q", "--untracked", "-E",
-                            "^(menu)?config %s$" % opt[len("CONFIG_"):], "--",
-                            "*Kconfig*"], capture_output=True)
+                   "^(menu)?config %s$" % opt[len("CONFIG_"):], "--", "*Kconfig*"])
         if r.returncode != 0:
             missing.append(opt)
     return missing
