@@ -684,7 +684,8 @@ def check_lab9(work):
         except GcovlabError as e:
             built = False
             text = str(e)
-            why = text[text.find("First error lines:"):text.find("End of the log:")].strip()
+            why = "\n".join(text[text.find("First error lines:"):text.find("End of the log:")]
+                            .strip().split("\n")[:9])
     # one line per directory first: a failed build says which of them
     checks = []
     for todo, rel, what in PIECES9:
@@ -700,7 +701,7 @@ def check_lab9(work):
                             "these objects call the gcov code, which is not linked "
                             "there: %s" % "; ".join(bad[:6])))
     checks.append(Check("the whole-kernel lab kernel builds (build/lab-all, make -k)", built,
-                        None, why[:1500]))
+                        None, why))
     main = os.path.join(out, "init", "main.o")
     kept = os.path.exists(main) and bool(gcov_calls(main))
     checks.append(Check("the rest of the kernel is still profiled (init/main.o)", kept,
