@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import DATA, DRIVER, gcovlab, ok
+from conftest import DATA, DRIVER, REPO, gcovlab, ok
 
 
 def run_driver(out, workload, module=DRIVER, *extra):
@@ -285,3 +285,30 @@ def test_run_on_the_baseline_says_there_is_no_coverage_yet(lab_kernel, tmp_path)
     assert "has no debugfs gcov export yet" in proc.stdout
     assert (out / "console.log").exists() and not (out / "lcov.info").exists()
     assert (out / "workload.log").read_text().count("depth 1: 20") == 1
+
+
+def test_ci_script_runs_reports_and_enforces_thresholds(mainline, tmp_path):
+    """tools/ci-coverage.sh, the script of the instructors' CI job: a run
+    with a threshold the sample driver meets passes and leaves the reports;
+    --check-only on the same OUT fails a threshold it does not meet, and
+    says which; a bad percentage is refused before anything runs."""
+    script = os.path.join(REPO, "tools", "ci-coverage.sh")
+    out = tmp_path / "ci"
+    proc = subprocess.run([script, "--min-lines", "50", "--min-branches", "20", DRIVER,
+                           os.path.join(DRIVER, "workload-basic.sh"), str(out)],
+                          cwd=tmp_path, text=True, capture_output=True, timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    m = re.search(r"ci-coverage: 1 files, lines ([\d.]+)% \((\d+) of (\d+)\), "
+                  r"branches ([\d.]+)% \((\d+) of (\d+)\)", proc.stdout)
+    assert m, proc.stdout[-2000:]
+    assert 50 < float(m.group(1)) < 100 and 20 < float(m.group(4)) < 100
+    for name in ("coverage.xml", "coverage.json", "lcov.info", "html/index.html"):
+        assert (out / name).exists(), name
+    proc = subprocess.run([script, "--check-only", "--min-lines", "90", str(out)],
+                          text=True, capture_output=True)
+    assert proc.returncode == 1
+    assert "below the threshold: lines %s%% < --min-lines 90" % m.group(1) in proc.stderr
+    proc = subprocess.run([script, "--min-lines", "most", DRIVER, "w.sh", str(tmp_path / "x")],
+                          text=True, capture_output=True)
+    assert proc.returncode == 2 and "wants a percentage, not 'most'" in proc.stderr
+    assert not (tmp_path / "x").exists()
