@@ -241,6 +241,14 @@ def finished_tree(work, number, ex):
             os.remove(index)
 
 
+def finished_files(work, number, ex):
+    """{path: text} of the exercise's files in its finished state (the
+    tree is not touched; branch lab-N must exist)."""
+    tree = finished_tree(work, number, ex)
+    return {rel: treemod.git(work.tree, "show", "%s:%s" % (tree, rel))
+            for rel in sorted({t["file"] for t in ex["todo"]})}
+
+
 def check(work, number, as_json=False, solution=False):
     ex = load(number)
     tree = work.tree
