@@ -78,7 +78,10 @@ import sys
 path, min_lines, min_branches = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 with open(path, encoding="utf-8") as f:
     files = json.load(f)["files"]
-lines = [line for f in files for line in f["lines"]]
+# gcovr lists every line of the file; the ones with code are those it
+# does not mark as noncode (or excluded by a comment in the source)
+lines = [line for f in files for line in f["lines"]
+         if not line.get("gcovr/noncode") and not line.get("gcovr/excluded")]
 hit = sum(1 for line in lines if line["count"] > 0)
 branches = [b for line in lines for b in line["branches"]]
 taken = sum(1 for b in branches if b["count"] > 0)
