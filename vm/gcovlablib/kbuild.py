@@ -12,7 +12,7 @@ from . import tree as treemod
 from . import config as config_mod
 from .config import Config
 from .util import GcovlabError, Lock, Step, probe, run, say, seconds, spawn, tail
-from .work import VM
+from .work import VM, kconfig_defines
 
 # Every kernel starts from tinyconfig plus the shared VM fragment; the
 # configuration then adds only its gcov options.
@@ -134,13 +134,7 @@ def write_stamp(path, value):
 def undefined_options(src, options):
     """The options no Kconfig file of the tree defines (yet): in the lab
     tree, CONFIG_GCOV_PROFILE exists only from the first patch on."""
-    missing = []
-    for opt in sorted(options):
-        r = probe(["git", "-C", src, "grep", "-q", "--untracked", "-E",
-                   "^(menu)?config %s$" % opt[len("CONFIG_"):], "--", "*Kconfig*"])
-        if r.returncode != 0:
-            missing.append(opt)
-    return missing
+    return [opt for opt in sorted(options) if not kconfig_defines(src, opt[len("CONFIG_"):])]
 
 
 def read_config(out):

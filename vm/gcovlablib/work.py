@@ -62,8 +62,12 @@ class Work:
         """Whether the tree's Kconfig defines the series' first option,
         CONFIG_GCOV_PROFILE (committed or not: a student writing it in Lab 1
         has it as soon as the file says so)."""
-        if not os.path.isdir(self.tree):
-            return False
-        r = probe(["git", "-C", self.tree, "grep", "-q", "--untracked", "-E",
-                   "^(menu)?config GCOV_PROFILE$", "--", "*Kconfig*"])
-        return r.returncode == 0
+        return os.path.isdir(self.tree) and kconfig_defines(self.tree, "GCOV_PROFILE")
+
+
+def kconfig_defines(src, option):
+    """Whether a Kconfig file of the tree SRC, as on disk (committed or
+    not), defines OPTION (a 'config' or 'menuconfig' line, not a mention)."""
+    r = probe(["git", "-C", src, "grep", "-q", "--untracked", "-E",
+               "^(menu)?config %s$" % option, "--", "*Kconfig*"])
+    return r.returncode == 0
