@@ -82,14 +82,40 @@ def test_gcda_mirrors_the_build_path(basic):
 
 
 def test_transfer_checksums_match(basic):
+    """Every file's size and sha256 as the guest listed them (one archive
+    of them all, vm/init.sh) match the file that landed in gcda/."""
     out, _ = basic
-    announced = re.findall(r"^GCOVLAB-FILE (\d+) ([0-9a-f]{64}) (\S+)\r?$",
-                           (out / "transfer.log").read_text(), re.M)
-    assert announced
-    for size, digest, rel in announced:
+    text = (out / "transfer.log").read_text()
+    assert re.search(r"^GCOVLAB-ARCHIVE \d+ [0-9a-f]{64}\r?$", text, re.M)
+    sizes = dict((n, s) for s, n in re.findall(r"^(\d+) \./(.+?)\r?$", text, re.M))
+    sums = dict((n, d) for d, n in re.findall(r"^([0-9a-f]{64})  \./(.+?)\r?$", text, re.M))
+    assert sizes and set(sizes) == set(sums)
+    for rel in sizes:
         with open(os.path.join(out, "gcda", rel), "rb") as f:
             data = f.read()
-        assert len(data) == int(size) and hashlib.sha256(data).hexdigest() == digest
+        assert len(data) == int(sizes[rel]) and hashlib.sha256(data).hexdigest() == sums[rel]
+
+
+def test_file_by_file_transfer_brings_the_same_files(basic, tmp_path):
+    """The guest's fallback, each file on its own (used when a file cannot
+    be read whole; forced here by a kernel parameter), brings the same
+    files as the archive, each checked on arrival."""
+    out, _ = basic
+    each = tmp_path / "each"
+    proc = ok(run_driver(each, "workload-basic.sh", DRIVER, "--random-seed", "x",
+                         "--append", "gcovlab.transfer=each"))
+    assert "sending them one by one" in (each / "console.log").read_text()
+    assert re.search(r"^GCOVLAB-FILE \d+ [0-9a-f]{64} \S+\r?$",
+                     (each / "transfer.log").read_text(), re.M)
+    assert "GCOVLAB-ARCHIVE" not in (each / "transfer.log").read_text()
+
+    def names(root):
+        return sorted(os.path.relpath(os.path.join(d, f), root)
+                      for d, _s, fs in os.walk(root) for f in fs)
+    assert [n.replace(str(each).lstrip("/"), "OUT") for n in names(each / "gcda")] == \
+        [n.replace(str(out).lstrip("/"), "OUT") for n in names(out / "gcda")]
+    received = re.search(r"(\d+) \.gcda files? received", proc.stdout)
+    assert received and int(received.group(1)) == len(names(each / "gcda"))
 
 
 def test_gcov_dump_reads_without_warning(basic):

@@ -11,10 +11,12 @@ renaming of a student's branches.
 import argparse
 import base64
 import hashlib
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 
 import pytest
 
@@ -87,6 +89,101 @@ def test_transfer_guest_stopped_early(tmp_path):
         guest.parse_transfer("", str(console))
     with pytest.raises(GcovlabError, match="before it sent all coverage data"):
         guest.parse_transfer("GCOVLAB-STATUS 0\n", str(console))
+
+
+def archived(members, sizes=None, sums=None, archive=None, digest=None, drop=()):
+    """The archive records the guest sends: members are (name, data) pairs,
+    or tarfile.TarInfo objects for anything other than a regular file."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for m in members:
+            if isinstance(m, tarfile.TarInfo):
+                tar.addfile(m)
+            else:
+                info = tarfile.TarInfo(m[0])
+                info.size = len(m[1])
+                tar.addfile(info, io.BytesIO(m[1]))
+    data = buf.getvalue() if archive is None else archive
+    enc = base64.b64encode(data).decode()
+    listed = [m for m in members if not isinstance(m, tarfile.TarInfo) and m[0] not in drop]
+    lines = ["GCOVLAB-ARCHIVE %d %s" % (len(data), digest or hashlib.sha256(data).hexdigest())]
+    lines += [enc[i:i + 76] for i in range(0, len(enc), 76)] + ["GCOVLAB-END"]
+    lines += ["GCOVLAB-SIZES"] + (sizes if sizes is not None else [
+        "%d %s" % (len(d), n) for n, d in listed]) + ["GCOVLAB-END"]
+    lines += ["GCOVLAB-SHA256"] + (sums if sums is not None else [
+        "%s  %s" % (hashlib.sha256(d).hexdigest(), n) for n, d in listed]) + ["GCOVLAB-END"]
+    return "\n".join(lines)
+
+
+def archive_channel(records, count, status=0):
+    return "GCOVLAB-STATUS %d\n%s\nGCOVLAB-DONE %d\n" % (status, records, count)
+
+
+def test_archive_good(tmp_path):
+    a, b = bytes(range(256)) * 9, b""
+    text = archive_channel(archived([("./x/a.gcda", a), ("./x/y z/b.gcda", b)]), 2, status=4)
+    status, files = guest.parse_transfer(text, str(tmp_path / "c"))
+    assert status == 4 and files == {"x/a.gcda": a, "x/y z/b.gcda": b}
+
+
+def test_archive_damaged_in_transit(tmp_path):
+    records = archived([("./a.gcda", b"abc")], digest="0" * 64)
+    with pytest.raises(GcovlabError, match="archive of .gcda files arrived damaged"):
+        guest.parse_transfer(archive_channel(records, 1), str(tmp_path / "c"))
+
+
+def test_archive_that_is_not_gzip(tmp_path):
+    records = archived([("./a.gcda", b"abc")], archive=b"not a tar file at all")
+    with pytest.raises(GcovlabError, match=r"archive of \.gcda files arrived damaged \("):
+        guest.parse_transfer(archive_channel(records, 1), str(tmp_path / "c"))
+
+
+def test_archive_member_differs_from_its_list_entry(tmp_path):
+    sums = ["%s  ./a.gcda" % hashlib.sha256(b"abd").hexdigest()]
+    with pytest.raises(GcovlabError, match="a.gcda arrived damaged"):
+        guest.parse_transfer(archive_channel(archived([("./a.gcda", b"abc")], sums=sums), 1),
+                             str(tmp_path / "c"))
+    with pytest.raises(GcovlabError, match="sent 4 bytes"):
+        guest.parse_transfer(archive_channel(
+            archived([("./a.gcda", b"abc")], sizes=["4 ./a.gcda"]), 1), str(tmp_path / "c"))
+
+
+def test_archive_member_not_listed_or_listed_not_archived(tmp_path):
+    records = archived([("./a.gcda", b"1"), ("./b.gcda", b"2")], drop=("./b.gcda",))
+    with pytest.raises(GcovlabError, match="holds b.gcda, which its lists do not name"):
+        guest.parse_transfer(archive_channel(records, 2), str(tmp_path / "c"))
+    records = archived([("./a.gcda", b"1")], sizes=["1 ./a.gcda", "1 ./c.gcda"],
+                       sums=["%s  %s" % (hashlib.sha256(b"1").hexdigest(), n)
+                             for n in ("./a.gcda", "./c.gcda")])
+    with pytest.raises(GcovlabError, match="listed 1 files that are not in its archive, "
+                                           "the first c.gcda"):
+        guest.parse_transfer(archive_channel(records, 2), str(tmp_path / "c"))
+
+
+def test_archive_lists_disagree(tmp_path):
+    records = archived([("./a.gcda", b"1")], sums=[])
+    with pytest.raises(GcovlabError, match="lists of sizes and of sha256 name different"):
+        guest.parse_transfer(archive_channel(records, 1), str(tmp_path / "c"))
+
+
+@pytest.mark.parametrize("name", ["../x.gcda", "/etc/x.gcda", "./a/../../x.gcda"])
+def test_archive_unsafe_member(tmp_path, name):
+    with pytest.raises(GcovlabError, match="unsafe path"):
+        guest.parse_transfer(archive_channel(archived([(name, b"x")]), 1), str(tmp_path / "c"))
+
+
+def test_archive_symlink_member(tmp_path):
+    link = tarfile.TarInfo("./a.gcno")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    records = archived([("./a.gcda", b"1"), link])
+    with pytest.raises(GcovlabError, match="holds a.gcno, which is not a regular file"):
+        guest.parse_transfer(archive_channel(records, 1), str(tmp_path / "c"))
+
+
+def test_archive_file_count(tmp_path):
+    with pytest.raises(GcovlabError, match="sent 1 files but announced 3"):
+        guest.parse_transfer(archive_channel(archived([("./a.gcda", b"1")]), 3),
+                             str(tmp_path / "c"))
 
 
 # --- the cpio writer ---------------------------------------------------------

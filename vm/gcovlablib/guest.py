@@ -9,13 +9,16 @@ sends is trusted: sizes, checksums and paths are checked on the host.
 import base64
 import binascii
 import hashlib
+import io
 import json
 import os
 import signal
 import stat
 import struct
 import subprocess
+import tarfile
 import time
+import zlib
 
 from .util import GcovlabError, EXIT_TIMEOUT, say, seconds, spawn, tail, warn
 from .work import VM
@@ -173,13 +176,84 @@ def safe_rel(rel):
     return rel and not rel.startswith("/") and all(p not in ("", ".", "..") for p in parts)
 
 
+def _decode(rel, chunks):
+    try:
+        return base64.b64decode("".join(chunks), validate=True)
+    except binascii.Error:
+        raise GcovlabError("%s arrived damaged (not valid base64)" % rel) from None
+
+
+def _check(rel, data, size, digest):
+    got = hashlib.sha256(data).hexdigest()
+    if len(data) != int(size) or got != digest:
+        raise GcovlabError(
+            "%s arrived damaged: the guest sent %s bytes with sha256 %s, "
+            "the host got %d bytes with sha256 %s" % (rel, size, digest, len(data), got))
+
+
+def _listed_rel(name):
+    """A path as find prints it below gcov/ ('./a/b.gcda'), checked."""
+    rel = name[2:] if name.startswith("./") else name
+    if not safe_rel(rel):
+        raise GcovlabError("the guest sent a file with an unsafe path %r" % name)
+    return rel
+
+
+def _unpack(archive, sizes, sums):
+    """The archive's regular files, each checked against both lists."""
+    if set(sizes) != set(sums):
+        raise GcovlabError("the guest's lists of sizes and of sha256 name different "
+                           "files (the data channel was cut?)")
+    files = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+            for member in tar:
+                if member.isdir():
+                    continue
+                rel = _listed_rel(member.name)
+                if not member.isfile():
+                    raise GcovlabError("the guest's archive holds %s, which is not a "
+                                       "regular file" % rel)
+                if rel not in sizes:
+                    raise GcovlabError("the guest's archive holds %s, which its lists "
+                                       "do not name" % rel)
+                data = tar.extractfile(member).read()
+                _check(rel, data, sizes[rel], sums[rel])
+                files[rel] = data
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
+        raise GcovlabError("the guest's archive of .gcda files arrived damaged "
+                           "(%s)" % e) from None
+    missing = sorted(set(sizes) - set(files))
+    if missing:
+        raise GcovlabError("the guest listed %d files that are not in its archive, "
+                           "the first %s" % (len(missing), missing[0]))
+    return files
+
+
 def parse_transfer(text, console):
-    """Decode the data channel; check every size and checksum."""
+    """Decode the data channel; check every size and checksum.
+
+    The guest sends either one archive of every .gcda file with a list of
+    their sizes and one of their sha256, or (when a file could not be read
+    whole) each file on its own.  See vm/init.sh for the records.
+    """
     status = None
     files = {}
     done = None
+    archive = None
+    sizes, sums = {}, {}
     lines = [line.rstrip("\r") for line in text.split("\n")]
     i = 0
+
+    def block():
+        nonlocal i
+        body = []
+        while i < len(lines) and lines[i] != "GCOVLAB-END":
+            body.append(lines[i])
+            i += 1
+        i += 1
+        return body
+
     while i < len(lines):
         line = lines[i]
         i += 1
@@ -189,29 +263,33 @@ def parse_transfer(text, console):
             done = int(line.split()[1])
         elif line.startswith("GCOVLAB-FILE "):
             _tag, size, digest, rel = line.split(" ", 3)
-            chunks = []
-            while i < len(lines) and lines[i] != "GCOVLAB-END":
-                chunks.append(lines[i])
-                i += 1
-            i += 1
+            chunks = block()
             if not safe_rel(rel):
                 raise GcovlabError("the guest sent a file with an unsafe path %r" % rel)
-            try:
-                data = base64.b64decode("".join(chunks), validate=True)
-            except binascii.Error:
-                raise GcovlabError("%s arrived damaged (not valid base64)" % rel)
-            if len(data) != int(size) or hashlib.sha256(data).hexdigest() != digest:
-                raise GcovlabError(
-                    "%s arrived damaged: the guest sent %s bytes with sha256 %s, "
-                    "the host got %d bytes with sha256 %s" % (
-                        rel, size, digest, len(data), hashlib.sha256(data).hexdigest()))
+            data = _decode(rel, chunks)
+            _check(rel, data, size, digest)
             files[rel] = data
+        elif line.startswith("GCOVLAB-ARCHIVE "):
+            _tag, size, digest = line.split(" ", 2)
+            name = "the archive of .gcda files"
+            archive = _decode(name, block())
+            _check(name, archive, size, digest)
+        elif line == "GCOVLAB-SIZES":
+            for entry in block():
+                size, name = entry.split(" ", 1)
+                sizes[_listed_rel(name)] = size
+        elif line == "GCOVLAB-SHA256":
+            for entry in block():
+                digest, name = entry.split("  ", 1)
+                sums[_listed_rel(name)] = digest
     if status is None or done is None:
         raise GcovlabError(
             "the guest stopped before it %s (a kernel panic, or /init failed?).  "
             "The console log is kept: %s\nIts last lines:\n%s" % (
                 "ran the workload" if status is None else "sent all coverage data",
                 console, tail(read_text(console), 20)))
+    if archive is not None:
+        files.update(_unpack(archive, sizes, sums))
     if done != len(files):
         raise GcovlabError("the guest sent %d files but announced %d" % (len(files), done))
     return status, files
