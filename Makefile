@@ -6,7 +6,9 @@
 #   make check-debug  Lab 11 on the debug kernels: its runs and its page (series and
 #                  mainline; two more kernel builds: 7 min warm, about 25 cold)
 #   make html      the documentation site in _build/html (sphinx -W)
-#   make bench     time the loop (BENCH=--cold adds a cold demo)
+#   make bench     time demo, edit -> report, lab switch, the transfer, atomic
+#                  counters: min/median/max of 5 runs (BENCH='--runs 3 --cold';
+#                  BENCH='--save docs/bench' updates the site's Performance page)
 #   make bench-read  .gcda read speed, the series' debugfs vs mainline's, in
 #                  QEMU (BENCH_READ='--passes 9' passes options on)
 #   make captures  run every lab page as a reader would (tools/pagerun.py)
@@ -22,7 +24,7 @@ GCOVLAB  := vm/gcovlab
 DEMO_OUT := out/demo
 DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
-	tools/export-series.sh tools/bench.sh tools/capture-lib.sh \
+	tools/export-series.sh tools/capture-lib.sh \
 	tools/capture-gcc.sh tools/capture-kbuild.sh tools/capture-format.sh tools/ci-coverage.sh \
 	$(wildcard docs/examples/format/*.sh) \
 	$(wildcard labs/*/*.sh) $(wildcard labs/*/*/*.sh) \
@@ -31,7 +33,7 @@ SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
 .PHONY: demo check check-debug html captures bench bench-read room shellcheck clean help
 
 help:
-	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,21p' Makefile | sed 's/^# \{0,1\}//'
 
 demo:
 	@start=$$(date +%s); \
@@ -61,7 +63,7 @@ captures:
 	tools/capture-format.sh
 
 bench:
-	tools/bench.sh $(BENCH)
+	$(PYTHON) tools/bench.py $(BENCH)
 
 room:
 	$(PYTHON) tools/prepare-room.py

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "doc
 
 extensions = [
     "labsite",
+    "benchsite",
     "sphinx.ext.graphviz",
     "sphinx.ext.todo",
 ]

@@ -23,11 +23,13 @@ set -eu
 #   python3 python3-pytest the tool and the tests (/usr/bin/python3)
 #   python3-ply python3-git  checkpatch.pl's SPDX check (scripts/spdxcheck.py)
 #   python3-sphinx python3-sphinx-rtd-theme graphviz   the documentation site
+#   python3-matplotlib       the charts of the Performance page (drawn at build)
 #   chromium chromium-driver python3-selenium          the page check
 #   the script linter, package shellcheck
 PACKAGES="make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio kmod ccache pkg-config
 linux-source-6.1 xz-utils git qemu-system-x86 busybox-static lcov gcovr
 python3 python3-pytest python3-ply python3-git python3-sphinx python3-sphinx-rtd-theme graphviz
+python3-matplotlib
 chromium chromium-driver python3-selenium shellcheck"
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -45,6 +45,19 @@ DIAGRAM_PAGES = {"docs/lab-loop.html": 1, "docs/counter-reordering.html": 2,
                  "docs/gcov-info-layout.html": 2, "docs/kbuild-gcov.html": 1,
                  "docs/lineage.html": 1, "docs/reliability.html": 1}
 
+# The Performance page draws one chart per benchmark data file
+# (docs/bench/*.json, docs/_ext/benchsite.py), inline SVG.
+BENCH_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "docs", "bench")
+
+
+def plot_pages():
+    try:
+        count = sum(1 for f in os.listdir(BENCH_DATA) if f.endswith(".json"))
+    except OSError:
+        count = 0
+    return {"docs/performance.html": count}
+
 CHROMIUM_FLAGS = [
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
     "--no-first-run", "--disable-background-networking",
@@ -250,6 +263,10 @@ const done = arguments[arguments.length - 1];
                  nodes: root ? root.querySelectorAll('g.node').length : 0,
                  width: box.width, height: box.height});
   }
+  r.plots = [...document.querySelectorAll('div.bench-plot > svg')].map(s => {
+    const b = s.getBoundingClientRect();
+    return {width: b.width, height: b.height, bars: s.querySelectorAll('path, line').length};
+  });
   r.scripts = [...document.scripts].filter(s => s.src).map(s => s.src);
   r.origin = location.origin;
   return r;
@@ -292,6 +309,11 @@ def browser_problems(driver, base_url, page):
     have = sum(1 for o in r["svgs"] if o["graphviz"] and o["svg"] and o["nodes"] > 0)
     if have < want:
         problems.append("%s: expected %d rendered Graphviz SVG diagram(s), found %d"
+                        % (page, want, have))
+    want = plot_pages().get(page, 0)
+    have = sum(1 for p in r["plots"] if p["width"] > 0 and p["height"] > 0 and p["bars"] > 0)
+    if have < want:
+        problems.append("%s: expected %d drawn benchmark chart(s), found %d"
                         % (page, want, have))
     return problems
 

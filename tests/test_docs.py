@@ -44,7 +44,8 @@ def test_pages_exist(site):
     for page in ("index.html", "docs/setup.html", "docs/lab-loop.html",
                  "docs/labs/lab0.html", "docs/instructors.html",
                  "docs/licence.html", "docs/glossary.html",
-                 "docs/troubleshooting.html", "docs/architecture.html"):
+                 "docs/troubleshooting.html", "docs/architecture.html",
+                 "docs/performance.html"):
         assert page in pages
 
 

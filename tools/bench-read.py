@@ -841,6 +841,38 @@ def print_report(sides, excluded, args):
     print("\nNo assertion on speed is made; figures vary with the host's load.")
 
 
+def save_report(sides, args, path):
+    """The figures as data, for the site's "Performance and cost" page."""
+    import datetime
+    import json
+    sys.path.insert(0, HERE)
+    from bench import machine
+    names = module_names(args.functions)
+    series = []
+    for side in sides:
+        series.append({"label": "%s: one pass over every .gcda" % side.name, "unit": "ms",
+                       "values": [round(v / 1e6, 3) for v in pooled(side, "passes")]})
+    for side in sides:
+        series.append({"label": "%s: us per read of one file" % side.name, "unit": "us",
+                       "sizes": [module_size(side, nm) for nm in names],
+                       "values": [round(per_read(side, nm, args.reads) / 1e3, 2)
+                                  for nm in names]})
+    data = {"figure": "read", "title": ".gcda read speed in the guest, the series' debugfs "
+                                       "against mainline's (kernel/, lib/, fs/ profiled)",
+            "measured": datetime.datetime.now(datetime.timezone.utc).strftime(
+                "%Y-%m-%d %H:%M UTC"),
+            "commit": output(["git", "-C", REPO, "rev-parse", "--short", "HEAD"]).strip(),
+            "command": "tools/bench-read.py " + " ".join(sys.argv[1:]),
+            "runs": args.rounds, "machine": machine(),
+            "files": sides[0].results[0]["files"], "bytes": sides[0].results[0]["bytes"],
+            "series": series, "notes": []}
+    with open(path + ".new", "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".new", path)
+    note("saved %s" % path)
+
+
 # ---------------------------------------------------------------- main
 
 def sizes_arg(text):
@@ -881,6 +913,9 @@ def parse_args(argv):
     p.add_argument("--rounds", type=positive, default=2,
                    help="boot each kernel this many times, alternating, and pool "
                         "the passes (default 2)")
+    p.add_argument("--save", metavar="FILE",
+                   help="also write the figures as JSON to FILE (docs/bench/read.json "
+                        "is what the site's Performance page shows)")
     p.add_argument("--timeout", type=positive, default=1500,
                    help="seconds each guest may run, transfer included (default 1500)")
     return p.parse_args(argv)
@@ -923,6 +958,8 @@ def main(argv=None):
                     side.results.append(boot(side, kos[side.name], args, r))
             check_same_objects(sides)
             print_report(sides, excluded, args)
+            if args.save:
+                save_report(sides, args, args.save)
         return 0
     except GcovlabError as e:
         print("bench-read: error: %s" % e, file=sys.stderr, flush=True)

@@ -18,6 +18,7 @@
 #   GCOVLAB-ARCHIVE <size> <sha256>       then base64 lines, GCOVLAB-END
 #   GCOVLAB-SIZES     then "<size> ./<path below gcov/>" lines, GCOVLAB-END
 #   GCOVLAB-SHA256    then "<sha256>  ./<path>" lines, GCOVLAB-END
+#   GCOVLAB-TIMES <uptime at workload start> <at its end> <when all is sent>
 #   GCOVLAB-DONE <number of files sent>
 # If a file cannot be read whole (or the kernel command line has
 # gcovlab.transfer=each), each file instead travels on its own:
@@ -38,10 +39,12 @@ data=/dev/ttyS1
 stty -F "$data" raw -echo 2>/dev/null
 
 cd /work || exit 1
+started=$(cut -d " " -f 1 /proc/uptime)
 echo "gcovlab: workload start"
 sh ./workload.sh
 status=$?
 cd /
+ended=$(cut -d " " -f 1 /proc/uptime)
 echo "gcovlab: workload end, exit status $status"
 echo "GCOVLAB-STATUS $status" > "$data"
 
@@ -112,6 +115,7 @@ if [ -d "$gcov" ]; then
 		count=$(cd /tmp/gcov && find . -type f -name '*.gcda' | wc -l)
 	fi
 fi
+echo "GCOVLAB-TIMES $started $ended $(cut -d " " -f 1 /proc/uptime)" > "$data"
 echo "GCOVLAB-DONE $count" > "$data"
 echo "gcovlab: sent $count .gcda files"
 sync

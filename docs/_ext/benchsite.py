@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The "Performance and cost" page's figures, from the benchmarks' data.
+
+  .. bench-figure:: NAME
+     :plot: LABEL-PREFIX[, LABEL-PREFIX ...]   (optional; "read" for the
+                                              read-speed lines)
+
+reads docs/bench/NAME.json (written by 'make bench BENCH="--save
+docs/bench"', or by tools/bench-read.py --save) and makes a table of every
+series (min, median, max, runs), a line saying when, where and with which
+command it was measured, and, with :plot:, a chart drawn now by matplotlib
+(inline SVG: no image file to go missing).  Nothing on the page is typed
+by hand: a figure without data says how to measure it.
+"""
+
+import io
+import json
+import os
+import statistics
+
+from docutils import nodes
+from docutils.parsers.rst import Directive, directives
+from docutils.statemachine import StringList
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BENCH = os.path.join(ROOT, "docs", "bench")
+
+
+def load(name):
+    try:
+        with open(os.path.join(BENCH, name + ".json"), encoding="utf-8") as f:
+            return json.load(f)
+    except OSError:
+        return None
+
+
+def number(value, unit):
+    if unit in ("bytes", "files", "calls"):
+        return "{:,}".format(round(value))
+    if unit == "s":
+        return "%.1f" % value
+    return "%.2f" % value
+
+
+def table(data):
+    rows = [".. list-table::", "   :header-rows: 1", "   :widths: 50 12 12 12 8 6", "",
+            "   * - what", "     - min", "     - median", "     - max", "     - unit",
+            "     - runs"]
+    for s in data["series"]:
+        values = s["values"]
+        if "sizes" in s:        # one value per file size: no min/max to give
+            for size, v in zip(s["sizes"], values):
+                rows += ["   * - %s, %s bytes" % (s["label"], "{:,}".format(size)),
+                         "     - ", "     - %s" % number(v, s["unit"]), "     - ",
+                         "     - %s" % s["unit"], "     - %d" % data.get("runs", 1)]
+            continue
+        rows += ["   * - %s" % s["label"],
+                 "     - %s" % number(min(values), s["unit"]),
+                 "     - %s" % number(statistics.median(values), s["unit"]),
+                 "     - %s" % number(max(values), s["unit"]),
+                 "     - %s" % s["unit"], "     - %d" % len(values)]
+    return rows
+
+
+def provenance(data):
+    m = data.get("machine", {})
+    where = "%s, %s cores, %s GiB, Debian %s, %s, %s, QEMU under %s" % (
+        m.get("cpu", "?"), m.get("cores", "?"), m.get("memory_gib", "?"),
+        m.get("debian", "?"), m.get("gcc", "?"), m.get("qemu", "?"), m.get("accel", "TCG"))
+    lines = ["Measured %s at commit ``%s`` on: %s. Reproduce with ``%s``." % (
+        data.get("measured", "?"), data.get("commit", "?"), where, data.get("command", "?"))]
+    for note in data.get("notes", []):
+        lines += ["", note]
+    return lines
+
+
+def bars(data, prefixes):
+    """Horizontal bars: the median of each chosen series, min-max whiskers."""
+    import matplotlib
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+    chosen = [s for s in data["series"] if "sizes" not in s and
+              any(s["label"].startswith(p) for p in prefixes)]
+    if not chosen:
+        raise ValueError("no series of %s starts with %s" % (data["figure"], prefixes))
+    unit = chosen[0]["unit"]
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(chosen) + 1.1))
+    medians = [statistics.median(s["values"]) for s in chosen]
+    low = [m - min(s["values"]) for m, s in zip(medians, chosen)]
+    high = [max(s["values"]) - m for m, s in zip(medians, chosen)]
+    ys = list(range(len(chosen)))[::-1]
+    ax.barh(ys, medians, xerr=[low, high], color="#4a7ab7", ecolor="#333333", capsize=3)
+    ax.set_yticks(ys, [s["label"] for s in chosen])
+    ax.set_xlabel("%s (median; whiskers: min and max of %d runs)" % (
+        unit, len(chosen[0]["values"])))
+    for y, m in zip(ys, medians):
+        ax.text(m, y, " " + number(m, unit), va="center", ha="left", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return svg(fig, plt)
+
+
+def read_lines(data):
+    """Time per read against file size, one line per kernel."""
+    import matplotlib
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    for s in data["series"]:
+        if "sizes" in s:
+            ax.plot([b / 1024 for b in s["sizes"]], s["values"], marker="o",
+                    label=s["label"].split(":")[0])
+    ax.set_xlabel(".gcda file size (KiB)")
+    ax.set_ylabel("us per read (median)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    return svg(fig, plt)
+
+
+def svg(fig, plt):
+    import matplotlib
+    matplotlib.rcParams["svg.hashsalt"] = "gcov-kernel-labs"
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    text = out.getvalue()
+    return text[text.index("<svg"):]
+
+
+class BenchFigure(Directive):
+    required_arguments = 1
+    option_spec = {"plot": directives.unchanged}
+
+    def run(self):
+        env = self.state.document.settings.env
+        name = self.arguments[0]
+        path = os.path.join(BENCH, name + ".json")
+        env.note_dependency(path)
+        data = load(name)
+        if data is None:
+            rst = ["No figures yet: measure them with ``make bench BENCH='--only %s "
+                   "--save docs/bench'`` (or ``tools/bench-read.py --save "
+                   "docs/bench/read.json`` for the read speed)." % name]
+        else:
+            rst = table(data) + [""] + provenance(data)
+        node = nodes.container(classes=["bench-figure"])
+        self.state.nested_parse(StringList(rst, source=path), self.content_offset, node)
+        if data is not None and "plot" in self.options:
+            want = [p.strip() for p in self.options["plot"].split(",") if p.strip()]
+            picture = read_lines(data) if want == ["read"] else bars(data, want)
+            node.insert(0, nodes.raw("", '<div class="bench-plot">%s</div>' % picture,
+                                     format="html"))
+        return [node]
+
+
+def setup(app):
+    app.add_directive("bench-figure", BenchFigure)
+    return {"parallel_read_safe": True, "version": "1"}

@@ -1,0 +1,410 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""tools/bench.py - time what a student and the tests wait for (make bench).
+
+Each figure is measured several times (--runs) and printed as min /
+median / max; with --save DIR each figure's samples also go to
+DIR/<figure>.json, with the machine they were measured on, for the site's
+"Performance and cost" page (docs/bench/ is what the page reads).
+
+Figures (--only picks some; the default is all but the cold demo):
+
+  demo         a warm 'make demo'; with --cold also one 'make demo' in a
+               fresh, empty work directory (tree, builds and ccache: minutes)
+  edit         edit the sample driver, get the new report (vm/gcovlab run)
+  switch       vm/gcovlab lab N -> N+1 -> N (4 and 5), baseline -> lab 1 ->
+               baseline, each followed by 'vm/gcovlab build --tree'
+  transfer     a single-module run and a whole-kernel run (mainline, with
+               and without CONFIG_GCOV_PROFILE_ALL): guest time split into
+               boot, workload and sending the .gcda files, the file count,
+               the bzImage size
+  atomic       Lab 10's gcovrace on two vCPUs: plain counters (patches
+               1-10) against atomic ones (patch 0011): run time and the
+               increments lost
+
+Nothing is asserted about speed: the tests assert behaviour, this prints
+figures.  The kernel tree must be clean (the switch and atomic figures
+move it, and put it back on the branch it was on).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+GCOVLAB = os.path.join(REPO, "vm", "gcovlab")
+DRIVER = os.path.join(REPO, "labs", "driver")
+LAB10 = os.path.join(REPO, "labs", "lab10")
+FIGURES = ("demo", "edit", "switch", "transfer", "atomic")
+
+
+class BenchError(Exception):
+    pass
+
+
+def say(msg):
+    print("bench: %s" % msg, flush=True)
+
+
+def sh(cmd, cwd=REPO, env=None, check=True):
+    """Run cmd; return (seconds, stdout+stderr).  A failure names the step."""
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, text=True, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    took = time.monotonic() - start
+    if check and proc.returncode != 0:
+        raise BenchError("%s failed (exit %d); its last lines:\n%s" % (
+            " ".join(cmd), proc.returncode, "\n".join(proc.stdout.splitlines()[-15:])))
+    return took, proc.stdout
+
+
+def gcovlab(*args, env=None):
+    return sh([GCOVLAB] + [str(a) for a in args], env=env)
+
+
+def work_dir():
+    return os.environ.get("GCOVLAB_WORK") or os.path.join(
+        os.path.expanduser("~"), ".cache", "gcov-kernel-labs")
+
+
+def tree_git(*args):
+    _t, out = sh(["git", "-C", os.path.join(work_dir(), "linux")] + list(args))
+    return out.strip()
+
+
+def machine():
+    """The machine the figures were measured on."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = re.search(r"^model name\s*:\s*(.*)$", f.read(), re.M).group(1)
+    except (OSError, AttributeError):
+        pass
+    with open("/proc/meminfo", encoding="utf-8") as f:
+        mem = int(re.search(r"^MemTotal:\s*(\d+)", f.read(), re.M).group(1)) // 1024 // 1024
+    try:
+        with open("/etc/debian_version", encoding="utf-8") as f:
+            debian = f.read().strip()
+    except OSError:
+        debian = "?"
+
+    def first_line(cmd):
+        try:
+            return subprocess.run(cmd, text=True, capture_output=True).stdout.splitlines()[0]
+        except (OSError, IndexError):
+            return "?"
+    return {"cpu": model, "cores": os.cpu_count(), "memory_gib": mem,
+            "debian": debian, "host_kernel": platform.release(),
+            "qemu": first_line(["qemu-system-x86_64", "--version"]),
+            "gcc": first_line(["gcc", "--version"]), "accel": "TCG"}
+
+
+class Figure:
+    """Samples of one figure: label -> list of numbers (with a unit)."""
+
+    def __init__(self, name, title):
+        self.name, self.title = name, title
+        self.series = {}
+        self.units = {}
+        self.notes = []
+
+    def add(self, label, value, unit="s"):
+        self.series.setdefault(label, []).append(value)
+        self.units[label] = unit
+
+    def print(self):
+        print("\n%s" % self.title)
+        width = max(len(k) for k in self.series) if self.series else 0
+        for label, values in self.series.items():
+            unit = self.units[label]
+            fmt = "%.1f" if unit == "s" else "%.0f" if unit in ("bytes", "files", "calls") \
+                else "%.2f"
+            print("  %-*s  min %s / median %s / max %s %s (%d run%s)" % (
+                width, label, fmt % min(values), fmt % statistics.median(values),
+                fmt % max(values), unit, len(values), "" if len(values) == 1 else "s"))
+        for note in self.notes:
+            print("  %s" % note)
+
+    def save(self, directory, runs, command):
+        os.makedirs(directory, exist_ok=True)
+        data = {"figure": self.name, "title": self.title,
+                "measured": datetime.datetime.now(datetime.timezone.utc).strftime(
+                    "%Y-%m-%d %H:%M UTC"),
+                "commit": subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                                         text=True, capture_output=True).stdout.strip(),
+                "command": command, "runs": runs, "machine": machine(),
+                "series": [{"label": k, "unit": self.units[k], "values": v}
+                           for k, v in self.series.items()],
+                "notes": self.notes}
+        path = os.path.join(directory, self.name + ".json")
+        with open(path + ".new", "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        os.replace(path + ".new", path)
+        say("saved %s" % os.path.relpath(path, REPO))
+
+
+# ---------------------------------------------------------------- figures
+
+def fig_demo(runs, cold):
+    fig = Figure("demo", "make demo: the tree, the mainline kernel, the sample driver's report")
+    if cold:
+        tmp = tempfile.mkdtemp(prefix="gcovlab-cold.")
+        say("cold make demo in GCOVLAB_WORK=%s (empty: no tree, no builds, no ccache) ..." % tmp)
+        env = dict(os.environ, GCOVLAB_WORK=tmp)
+        try:
+            took, out = sh(["make", "-s", "demo"], env=env)
+            fig.add("cold make demo", took)
+            for line in out.splitlines():
+                m = re.search(r"gcovlab: (.*?): done in ([\d.]+) s", line)
+                if m:
+                    fig.add("cold: " + m.group(1), float(m.group(2)))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    sh(["make", "-s", "demo"])      # warm-up: the tree and kernel exist after it
+    for i in range(runs):
+        say("warm make demo, run %d of %d ..." % (i + 1, runs))
+        fig.add("warm make demo", sh(["make", "-s", "demo"])[0])
+    return fig
+
+
+def fig_edit(runs):
+    fig = Figure("edit", "Edit the sample driver -> new report (vm/gcovlab run, mainline)")
+    tmp = tempfile.mkdtemp(prefix="gcovlab-edit.")
+    try:
+        src = os.path.join(tmp, "driver")
+        os.mkdir(src)
+        for name in ("gcovdemo.c", "Kbuild", "workload-basic.sh"):
+            shutil.copy(os.path.join(DRIVER, name), src)
+        args = ["run", "--mainline", "--module", src, "--workload",
+                os.path.join(src, "workload-basic.sh"), "--out", os.path.join(tmp, "out")]
+        gcovlab(*args)
+        path = os.path.join(src, "gcovdemo.c")
+        for i in range(runs):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            anchor = '\tpr_info("ready: /dev/%s\\n", gcovdemo_dev.name);\n'
+            if anchor not in text:
+                raise BenchError("the sample driver changed: no ready line to edit after")
+            text = text.replace(anchor, anchor + '\tpr_info("edit %d\\n");\n' % i, 1)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            say("edit %d of %d -> new report ..." % (i + 1, runs))
+            took, out = gcovlab(*args)
+            with open(os.path.join(tmp, "out", "console.log"), encoding="utf-8",
+                      errors="replace") as f:
+                if "edit %d" % i not in f.read():
+                    raise BenchError("the edited driver did not run in the guest")
+            fig.add("edit -> new report", took)
+            m = re.search(r"guest finished in ([\d.]+) s", out)
+            if m:
+                fig.add("of which the guest", float(m.group(1)))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return fig
+
+
+def check_tree_clean():
+    if tree_git("status", "--porcelain"):
+        raise BenchError("the kernel tree has uncommitted changes; the switch and atomic "
+                         "figures move it.  Commit or stash them first (git -C %s "
+                         "status)" % os.path.join(work_dir(), "linux"))
+    return tree_git("rev-parse", "--abbrev-ref", "HEAD")
+
+
+def back_to(branch):
+    if branch.startswith("lab-") and branch[4:].isdigit():
+        gcovlab("lab", branch[4:])
+    else:
+        tree_git("switch", "-q", branch)
+
+
+def move(label, fig, *steps):
+    """Time one lab switch: the tool's command, then the kernel build."""
+    start = time.monotonic()
+    for step in steps:
+        gcovlab(*step)
+    fig.add(label, time.monotonic() - start)
+
+
+def fig_switch(runs):
+    fig = Figure("switch", "Lab switch, warm: vm/gcovlab lab N, then vm/gcovlab build --tree")
+    start_branch = check_tree_clean()
+    try:
+        for number in ("4", "5", "1"):     # warm-up: every state built once
+            gcovlab("lab", number)
+            gcovlab("build", "--tree")
+        tree_git("switch", "-q", "baseline")
+        gcovlab("build", "--tree")
+        for i in range(runs):
+            say("lab switch, run %d of %d ..." % (i + 1, runs))
+            gcovlab("lab", "4")
+            gcovlab("build", "--tree")
+            move("lab 4 -> lab 5", fig, ("lab", "5"), ("build", "--tree"))
+            move("lab 5 -> lab 4", fig, ("lab", "4"), ("build", "--tree"))
+            tree_git("switch", "-q", "baseline")
+            gcovlab("build", "--tree")
+            move("baseline -> lab 1", fig, ("lab", "1"), ("build", "--tree"))
+            start = time.monotonic()
+            tree_git("switch", "-q", "baseline")
+            gcovlab("build", "--tree")
+            fig.add("lab 1 -> baseline", time.monotonic() - start)
+    finally:
+        back_to(start_branch)
+    return fig
+
+
+def guest_times(out):
+    """(boot, workload, sending) in seconds, from the guest's uptime marks."""
+    with open(os.path.join(out, "transfer.log"), encoding="utf-8", errors="replace") as f:
+        m = re.search(r"^GCOVLAB-TIMES ([\d.]+) ([\d.]+) ([\d.]+)", f.read(), re.M)
+    if not m:
+        raise BenchError("%s/transfer.log has no GCOVLAB-TIMES line (an older vm/init.sh?)"
+                         % out)
+    started, ended, sent = (float(x) for x in m.groups())
+    return started, ended - started, sent - ended
+
+
+def bzimage(config):
+    return os.path.join(work_dir(), "build", config, "arch", "x86", "boot", "bzImage")
+
+
+def fig_transfer(runs):
+    fig = Figure("transfer", "A run's guest time (mainline kernel, the sample driver's "
+                 "basic workload): boot, workload, sending the .gcda files")
+    tmp = tempfile.mkdtemp(prefix="gcovlab-transfer.")
+    try:
+        for variant, label in ((None, "single module"), ("all", "whole kernel")):
+            extra = ["--variant", variant] if variant else []
+            args = ["run", "--mainline", *extra, "--module", DRIVER, "--workload",
+                    os.path.join(DRIVER, "workload-basic.sh"), "--out",
+                    os.path.join(tmp, "out")]
+            gcovlab(*args)      # builds what is missing, outside the timing
+            for i in range(runs):
+                say("%s run %d of %d ..." % (label, i + 1, runs))
+                took, out = gcovlab(*args)
+                boot, workload, sending = guest_times(os.path.join(tmp, "out"))
+                files = int(re.search(r"(\d+) \.gcda files? received", out).group(1))
+                guest = float(re.search(r"guest finished in ([\d.]+) s", out).group(1))
+                fig.add("%s: vm/gcovlab run" % label, took)
+                fig.add("%s: guest, QEMU start to exit" % label, guest)
+                fig.add("%s: boot to /init's workload" % label, boot)
+                fig.add("%s: workload" % label, workload)
+                fig.add("%s: sending the .gcda files" % label, sending)
+                fig.add("%s: .gcda files" % label, files, "files")
+            config = "mainline-all" if variant else "mainline"
+            fig.add("%s: bzImage" % label, os.stat(bzimage(config)).st_size, "bytes")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return fig
+
+
+def race(out):
+    with open(os.path.join(out, "console.log"), encoding="utf-8", errors="replace") as f:
+        m = re.search(r"gcovrace: (\d+) CPUs x (\d+) calls = (\d+) calls", f.read())
+    with open(os.path.join(out, "lcov.info"), encoding="utf-8") as f:
+        fnda = re.search(r"^FNDA:(\d+),gcovrace_hit$", f.read(), re.M)
+    if not m or not fnda:
+        raise BenchError("gcovrace did not report its calls, or lcov has no count for "
+                         "gcovrace_hit (see %s/console.log)" % out)
+    return int(m.group(3)), int(fnda.group(1))
+
+
+def fig_atomic(runs):
+    fig = Figure("atomic", "Lab 10's gcovrace on two vCPUs (MTTCG): plain counters "
+                 "(patches 1-10) against atomic ones (patch 0011)")
+    start_branch = check_tree_clean()
+    tmp = tempfile.mkdtemp(prefix="gcovlab-atomic.")
+    patch = sorted(p for p in os.listdir(os.path.join(REPO, "patches")) if p.startswith("0011-"))
+    branch = "gcovlab-bench-atomic"
+    try:
+        args = ["--module", LAB10, "--workload", os.path.join(LAB10, "workload.sh"),
+                "--out", os.path.join(tmp, "out")]
+        for kind in ("plain", "atomic"):
+            if kind == "plain":
+                gcovlab("lab", "10")
+                run = ["run", "--lab", "10"] + args
+            else:
+                tree_git("switch", "-q", "-C", branch, "lab-10")
+                tree_git("-c", "user.name=gcov-kernel-labs bench",
+                         "-c", "user.email=bench@gcov-kernel-labs.invalid",
+                         "am", "-q", os.path.join(REPO, "patches", patch[0]))
+                run = ["run", "--tree", "--variant", "smp"] + args
+            gcovlab(*run)       # build outside the timing
+            for i in range(runs):
+                say("gcovrace, %s counters, run %d of %d ..." % (kind, i + 1, runs))
+                took, out = gcovlab(*run)
+                calls, counted = race(os.path.join(tmp, "out"))
+                guest = float(re.search(r"guest finished in ([\d.]+) s", out).group(1))
+                fig.add("%s: guest time" % kind, guest)
+                fig.add("%s: increments lost (share of the calls)" % kind,
+                        100.0 * (calls - counted) / calls, "%")
+                fig.add("%s: calls counted" % kind, counted, "calls")
+            fig.notes.append("calls made in each run: %d" % calls)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        back_to(start_branch)
+        sh(["git", "-C", os.path.join(work_dir(), "linux"), "branch", "-q", "-D", branch],
+           check=False)
+    return fig
+
+
+def positive(text):
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError("a whole number above 0, not %r" % text)
+    return int(text)
+
+
+def figures(text):
+    names = [x for x in text.split(",") if x]
+    bad = [x for x in names if x not in FIGURES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError("figures are %s, not %r" % (", ".join(FIGURES), text))
+    return names
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="tools/bench.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=positive, default=5,
+                   help="measure each figure this many times (default 5)")
+    p.add_argument("--cold", action="store_true",
+                   help="also one cold 'make demo' in a fresh work directory")
+    p.add_argument("--only", type=figures, default=list(FIGURES),
+                   help="comma-separated figures: %s" % ",".join(FIGURES))
+    p.add_argument("--save", metavar="DIR",
+                   help="write each figure's samples to DIR/<figure>.json "
+                        "(docs/bench is what the site shows)")
+    args = p.parse_args(argv)
+    command = "tools/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    try:
+        for name in args.only:
+            fig = {"demo": lambda: fig_demo(args.runs, args.cold),
+                   "edit": lambda: fig_edit(args.runs),
+                   "switch": lambda: fig_switch(args.runs),
+                   "transfer": lambda: fig_transfer(args.runs),
+                   "atomic": lambda: fig_atomic(args.runs)}[name]()
+            fig.print()
+            if args.save:
+                fig.save(args.save, args.runs, command.strip())
+    except BenchError as e:
+        print("bench: error: %s" % e, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("bench: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
