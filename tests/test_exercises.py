@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The exercises of Labs 1, 2, 4 and 10 (Lab 6's is in tests/unit): for each,
+"""The exercises of Labs 1, 2, 4, 5 and 10 (Lab 6's is in tests/unit): for each,
 the skeleton is made from the current series (patches/, applied in a
 worktree of the kernel tree), the checker passes on the series' files,
 fails on the untouched skeleton naming every TODO, starts with the earlier
 TODOs solved under --todo K, and catches a mistake a student could make
-in each TODO with that TODO's hint.  Host only: Kconfig, gcc -fsyntax-only
-and make on cut-out rules; no kernel is built or booted.
+in each TODO with that TODO's hint.  Host only: Kconfig, gcc -fsyntax-only,
+make on cut-out rules and Lab 5's registry in its host harness; no kernel
+is built or booted.
 """
 
 import json
@@ -26,14 +27,17 @@ PATCHES = sorted(os.path.join(REPO, "patches", p)
 KCONFIG = "kernel/gcov/Kconfig"
 GUARD = "kernel/gcov/gcc_version.h"
 MAKEFILE_LIB = "scripts/Makefile.lib"
-LABS = [1, 2, 4, 10]
+BASE = "kernel/gcov/base.c"
+GCOV_H = "kernel/gcov/gcov.h"
+LABS = [1, 2, 4, 5, 10]
 
 
 @pytest.fixture(scope="module")
 def series(tree, tmp_path_factory):
     """A worktree at the baseline with patches 1-3 (Labs 2 to 4's state);
-    Lab 1's Kconfig, as patch 1 alone leaves it; and the top Makefile with
-    patches 1-11 (Lab 10's exercise), made in a scratch index."""
+    Lab 1's Kconfig, as patch 1 alone leaves it; base.c and gcov.h with
+    patches 1-5 (Lab 5's exercise) and the top Makefile with patches 1-11
+    (Lab 10's), made in a scratch index."""
     src = tmp_path_factory.mktemp("ex") / "linux"
     subprocess.run(["git", "-C", tree, "worktree", "add", "-q", "--detach", str(src),
                     "gcovlab-baseline"], check=True)
@@ -46,15 +50,20 @@ def series(tree, tmp_path_factory):
         index = str(src) + ".index"
         env = dict(os.environ, GIT_INDEX_FILE=index)
         subprocess.run(["git", "-C", str(src), "read-tree", "HEAD"], env=env, check=True)
-        subprocess.run(["git", "-C", str(src), "apply", "--cached"] + PATCHES[3:11], env=env,
-                       check=True)
-        whole = subprocess.run(["git", "-C", str(src), "write-tree"], env=env, check=True,
-                               capture_output=True, text=True).stdout.strip()
-        lab10 = subprocess.run(["git", "-C", str(src), "show", whole + ":Makefile"],
-                               check=True, capture_output=True, text=True).stdout
+
+        def state(patches, *paths):
+            subprocess.run(["git", "-C", str(src), "apply", "--cached"] + patches, env=env,
+                           check=True)
+            tree_id = subprocess.run(["git", "-C", str(src), "write-tree"], env=env,
+                                     check=True, capture_output=True, text=True).stdout.strip()
+            return {p: subprocess.run(["git", "-C", str(src), "show", tree_id + ":" + p],
+                                      check=True, capture_output=True, text=True).stdout
+                    for p in paths}
+        lab5 = state(PATCHES[3:5], BASE, GCOV_H)
+        lab10 = state(PATCHES[5:11], "Makefile")
         os.remove(index)
         yield src, {1: {KCONFIG: lab1}, 2: {GUARD: read(src, GUARD)},
-                    4: {MAKEFILE_LIB: read(src, MAKEFILE_LIB)}, 10: {"Makefile": lab10}}
+                    4: {MAKEFILE_LIB: read(src, MAKEFILE_LIB)}, 5: lab5, 10: lab10}
     finally:
         subprocess.run(["git", "-C", tree, "worktree", "remove", "--force", str(src)])
 
@@ -78,6 +87,8 @@ def run_checks(src, number, files, tmp_path):
             return checks.check_lab2(str(src))
         if number == 10:
             return checks.check_lab10(str(src))
+        if number == 5:
+            return checks.check_lab5(str(src), os.path.join(REPO, "labs", "lab05", "harness"))
         return checks.check_lab4(str(src))
     finally:
         for rel, text in before.items():
@@ -115,7 +126,7 @@ def test_the_untouched_skeleton_fails_naming_each_todo(series, number, tmp_path)
         [(c.name, c.passed, c.todo) for c in result]
 
 
-@pytest.mark.parametrize("number", [2, 4])
+@pytest.mark.parametrize("number", [2, 4, 5])
 def test_todo_k_starts_with_the_earlier_ones_solved(series, number, tmp_path):
     src, files = series
     ex = exercise.load(number)
@@ -137,8 +148,8 @@ def test_a_plausible_mistake_is_caught_with_its_todo(series, number, mistake, tm
     text = files[number][mistake["file"]]
     assert mistake["old"] in text, "the mistake no longer applies to the series"
     result = run_checks(src, number,
-                        {mistake["file"]: text.replace(mistake["old"], mistake["new"], 1)},
-                        tmp_path)
+                        dict(files[number], **{mistake["file"]: text.replace(
+                            mistake["old"], mistake["new"], 1)}), tmp_path)
     failed = [c for c in result if not c.passed]
     assert failed, "the mistake was not caught"
     assert failed[0].todo == mistake["todo"] and mistake["check"] in failed[0].name, \

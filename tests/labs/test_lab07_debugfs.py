@@ -138,6 +138,7 @@ def run7(tmp_path, workload, *extra):
     script = os.path.join(STUDENT7, workload + ".sh")
     if not os.path.exists(script):
         script = os.path.join(LAB7, workload + ".sh")
+        extra += ("--file", os.path.join(LAB7, "common.sh"))
     proc = ok(gcovlab("run", "--lab", "7", "--module", DRIVER, "--workload",
                       script, "--out", out, *extra))
     with open(out / "console.log", encoding="utf-8", errors="replace") as f:

@@ -14,6 +14,7 @@ import glob
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 
 from .util import GcovlabError, Lock, probe
@@ -707,4 +708,170 @@ def check_lab9(work):
     checks.append(Check("the rest of the kernel is still profiled (init/main.o)", kept,
                         None, "" if kept else "init/main.o calls no gcov function: an "
                         "exclusion reaches further than its directory"))
+    return checks
+
+
+# --- Lab 5: the registry (kernel/gcov/base.c), in a host harness ------------
+
+# Which TODO a step of labs/lab05/harness/harness.c exercises first: where
+# the harness stops or leaves the mutex held, that TODO is the suspect.
+STEPS5 = {"boot constructors": 3, "core initcall": 4, "late initcall": 3,
+          "load multi": 3, "load foreign": 2, "unload multi": 4, "unload foreign": 4,
+          "load multi again": 3, "unload multi again": 4,
+          "load failing (its init fails)": 4}
+VERSION5 = ('gcov: gcov data version 0x4232322a ("B22*", GCC 12.2)')
+REFUSED5 = ("gcov: %s: data version 0x%s (GCC %s), this kernel reads GCC 12 data only: "
+            "not registered")
+
+
+def harness5(src, harness, tmp):
+    """Compile the student's base.c with the stand-in kernel; run it.
+    Returns (compiler errors or None, output, exit status, sanitizer report)."""
+    harness = os.path.abspath(harness)
+    for name in ("base.c", "gcov.h", "gcc_version.h"):
+        shutil.copy(os.path.join(src, "kernel", "gcov", name), tmp)
+    prog = os.path.join(tmp, "registry")
+    # AddressSanitizer: an allocation too small, or a list entry read
+    # after kfree(), stops the harness where it happens.
+    proc = run(["gcc", "-std=gnu11", "-g", "-O0", "-fsanitize=address", "-iquote", tmp,
+                "-I", harness, "-o", prog, os.path.join(harness, "harness.c"),
+                os.path.join(tmp, "base.c")], tmp)
+    if proc.returncode:
+        return proc.stderr.decode(errors="replace"), "", None, ""
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    try:
+        proc = probe([prog], cwd=tmp, env=env, text=False, timeout=10)
+    except subprocess.TimeoutExpired as e:
+        return None, (e.stdout or b"").decode(errors="replace"), "timeout", ""
+    report = re.search(r"ERROR: AddressSanitizer: ([\w-]+)",
+                       proc.stderr.decode(errors="replace"))
+    return None, proc.stdout.decode(errors="replace"), proc.returncode, \
+        report.group(1) if report else ""
+
+
+def steps5(out):
+    """{step: its lines} and the state each step ended in {step: (held, allocated)}."""
+    lines, states, step = {}, {}, None
+    for line in out.splitlines():
+        m = re.match(r"H: step (.*)$", line)
+        if m:
+            step = m.group(1)
+            lines[step] = []
+            continue
+        m = re.match(r"H: state (.*) held=(-?\d+) allocated=(-?\d+)$", line)
+        if m:
+            states[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+        elif step is not None:
+            lines[step].append(line)
+    return lines, states
+
+
+def check_lab5(src, harness):
+    """TODO 1 decodes the data version, 2 refuses other GCC releases, 3
+    registers an object, 4 is the module notifier.  The student's base.c
+    runs on the host (labs/lab05/harness): seconds, no kernel build."""
+    with tempfile.TemporaryDirectory(prefix="gcovlab-lab5.") as tmp:
+        errors, out, status, sanitizer = harness5(src, harness, tmp)
+    name = "kernel/gcov/base.c compiles against the check's stand-in kernel"
+    if errors is not None:
+        first = re.search(r"base\.c:(\d+):\d+: error", errors)
+        return [Check(name, False, None, "\n".join(
+            ln for ln in errors.splitlines() if "error" in ln)[:1500] or errors[-1500:],
+            "the compiler's first error is at line %s of base.c" % first.group(1)
+            if first else "")]
+    checks = [Check(name, True)]
+    lines, states = steps5(out)
+    said = [ln.split(": ", 1)[1] for step in lines.values() for ln in step
+            if ln.startswith(("info: ", "warn: "))]
+    stopped = re.search(r"^H: FAIL (.*)$", out, re.M)
+    last = list(lines)[-1] if lines else "start"
+    ended = "H: done" in out
+    why_stopped = "" if ended else (
+        "the harness stopped in step '%s': %s" % (
+            last, stopped.group(1).rsplit(" (step ", 1)[0] if stopped else
+            "it ran over 10 s (a loop that never ends?)" if status == "timeout" else
+            "AddressSanitizer found a %s (memory used outside what was allocated, "
+            "or after it was freed)" % sanitizer if sanitizer else
+            "exit status %s (a crash: a NULL or freed pointer?)" % status))
+    locked = bool(stopped) and "mutex" in stopped.group(1)
+    run_to_end = Check("gcov_lock is taken and released on every path" if locked else
+                       "the harness runs to its end", ended, STEPS5.get(last), why_stopped)
+    if not ended:
+        # what the later checks miss follows from this: say it first
+        checks.append(run_to_end)
+
+    # TODO 1: the version, printed once, decoded.
+    printed = [s for s in said if s.startswith("gcov: gcov data version")]
+    good = printed == [VERSION5]
+    misread = sorted({m.group(1) for s in said
+                      for m in [re.search(r"data version 0x4232322a \((GCC [\d.]+)\)", s)] if m})
+    checks.append(Check('the data version is printed once, decoded: "B22*" is GCC 12.2', good,
+                        1, "" if good else "printed: %s; want exactly one line: %s%s" % (
+                            "; ".join(printed) or "nothing", VERSION5,
+                            "\nGCC 12.2's data (0x4232322a) was decoded as %s" % (
+                                " and ".join(misread)) if misread else "")))
+
+    # TODO 2: objects of another GCC major release are refused by name.
+    want = [REFUSED5 % ("/foreign/made-up.gcda", "4231332a", "11.3"),
+            REFUSED5 % ("/foreign/newer.gcda", "4233312a", "13.1")]
+    foreign = lines.get("load foreign", [])
+    got = [ln.split(": ", 1)[1] for ln in foreign if ln.startswith("warn: ")]
+    taken = [ln for ln in foreign if "registered /foreign" in ln]
+    before, after = states.get("load multi"), states.get("load foreign")
+    kept = before is not None and after is not None and after[1] != before[1]
+    good = got == want and not taken and not kept
+    detail = ""
+    if not good:
+        detail = ("a module's objects written by GCC 11.3 and GCC 13.1 must each be "
+                  "refused with pr_warn(): want\n  %s\ngot %s" % (
+                      "\n  ".join(want), "\n  ".join(got) or "no warning"))
+        if taken or kept:
+            detail += "\nand they were registered (or allocated) all the same"
+    checks.append(Check("an object of another GCC release is refused by name, not kept",
+                        good, 2, detail))
+
+    # TODO 3: registration: boot summary, names, the running count.
+    boot = "gcov: 3 objects registered during boot" in said
+    regs = [s for s in said if s.startswith("gcov: registered ")]
+    want = ["gcov: registered /build/multi/core.gcda, 4 in all",
+            "gcov: registered /build/multi/lib/helper.gcda, 5 in all"]
+    allocated = states.get("load multi", (0, None))[1]
+    good = boot and regs[:2] == want and allocated == 5
+    checks.append(Check("each GCC 12 object is kept in the list, counted and named", good, 3,
+                        "" if good else
+                        "3 built-in objects at boot, then a module of 2: want 'gcov: 3 "
+                        "objects registered during boot', then\n  %s\ngot %s; objects "
+                        "allocated: %s (want 5: one gcov_object each)" % (
+                            "\n  ".join(want),
+                            "; ".join([s for s in said if "during boot" in s] + regs[:2])
+                            or "nothing", allocated)))
+
+    # Every step leaves the mutex unlocked (and locks it only once).
+    held = [step for step, (h, _a) in states.items() if h]
+    if not locked:
+        bad = "the mutex is still held after step '%s'" % held[0] if held else ""
+        checks.append(Check("gcov_lock is taken and released on every path", not bad,
+                            STEPS5.get(held[0]) if held else None, bad))
+
+    # TODO 4: the notifier.
+    gone = [s for s in said if " unloaded: " in s]
+    want = ["gcov: module multi unloaded: 2 objects unregistered, 3 left"] * 2 + [
+        "gcov: module failing unloaded: 1 object unregistered, 3 left"]
+    freed = [states.get(s, (0, None))[1] for s in
+             ("unload multi", "unload multi again", "load failing (its init fails)")]
+    notifier = "H: module notifier registered" in out
+    good = gone == want and freed == [3, 3, 3] and notifier
+    checks.append(Check("a module's objects leave the list and are freed when it goes away",
+                        good, 4, "" if good else
+                        "%swant\n  %s\ngot %s; objects allocated after each unload: %s "
+                        "(want 3, 3, 3: kfree() what list_del() takes out)" % (
+                            "" if notifier else "no module notifier was registered; ",
+                            "\n  ".join(want), "; ".join(gone) or "nothing", freed)))
+    early = [s for step in ("load multi", "load multi again") for s in lines.get(step, [])
+             if " unloaded: " in s]
+    checks.append(Check("only MODULE_STATE_GOING takes objects out", not early, 4,
+                        "objects were taken out while the module loaded: %s" %
+                        "; ".join(early) if early else ""))
+    if ended:
+        checks.append(run_to_end)
     return checks

@@ -89,16 +89,17 @@ def run(cmd, cwd=None, env=None, check=True, capture=False, what=None):
     return proc
 
 
-def probe(cmd, cwd=None, env=None, stdin=None, text=True):
+def probe(cmd, cwd=None, env=None, stdin=None, text=True, timeout=None):
     """Run a command whose exit status or output is the answer: a non-zero
     exit is not an error (the caller reads returncode); both streams are
-    captured.  A missing program still gets not_installed's message."""
+    captured.  A missing program still gets not_installed's message; past
+    TIMEOUT seconds, subprocess.TimeoutExpired."""
     if cwd is not None and not os.path.isdir(cwd):
         raise GcovlabError("%s: the directory %s does not exist" % (
             os.path.basename(cmd[0]), cwd))
     try:
         return subprocess.run(cmd, cwd=cwd, env=env, input=stdin, text=text,
-                              capture_output=True)
+                              capture_output=True, timeout=timeout)
     except FileNotFoundError:
         raise not_installed(cmd[0]) from None
 

@@ -4,14 +4,9 @@
 # is unloaded and loaded again.  Nothing may crash; what the open file
 # gives is the image made when it was opened.
 set -e
-fail() {
-	echo "lab7: FAIL: $*"
-	exit 1
-}
-insmod gcovdemo.ko
-echo "2 3 +" > /dev/gcovdemo
-f=$(find /sys/kernel/debug/gcov -name gcovdemo.gcda)
-[ -n "$f" ] || fail "no gcovdemo.gcda in debugfs"
+# shellcheck source=tests/data/lab7/common.sh
+. ./common.sh
+driver_loaded
 cat "$f" > /tmp/before
 exec 3< "$f"
 dd bs=16 count=1 <&3 > /tmp/head 2>/dev/null

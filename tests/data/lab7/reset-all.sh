@@ -4,14 +4,9 @@
 # counters.  The module stays loaded, so the file the host receives is the
 # one after the reset.
 set -e
-fail() {
-	echo "lab7: FAIL: $*"
-	exit 1
-}
-insmod gcovdemo.ko
-echo "2 3 +" > /dev/gcovdemo
-f=$(find /sys/kernel/debug/gcov -name gcovdemo.gcda)
-[ -n "$f" ] || fail "no gcovdemo.gcda in debugfs"
+# shellcheck source=tests/data/lab7/common.sh
+. ./common.sh
+driver_loaded
 cat "$f" > /tmp/before
 echo 1 > /sys/kernel/debug/gcov/reset
 cat "$f" > /tmp/after

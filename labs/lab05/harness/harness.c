@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lab 5's check: the series' kernel/gcov/base.c run as a host program.
+ *
+ * The harness plays the kernel's part in the order a booting and running
+ * kernel calls the registry: the built-in objects' constructors, the
+ * core and late initcalls, then modules that load (MODULE_STATE_COMING,
+ * their objects' __gcov_init(), MODULE_STATE_LIVE) and unload
+ * (MODULE_STATE_GOING). It prints what base.c prints, and after each step
+ * a state line; vm/gcovlablib/checks.py reads the output. Written for
+ * gcov-kernel-labs.
+ */
+#include "kernel.h"
+#include <string.h>
+#include "gcov.h"
+
+/* What base.c sees through gcov_info_version() and gcov_info_filename(). */
+struct gcov_info {
+	unsigned int version;
+	const char *filename;
+};
+
+#define GCC_12_2 0x4232322aU	/* "B22*" */
+#define GCC_11_3 0x4231332aU	/* "B13*" */
+#define GCC_13_1 0x4233312aU	/* "B31*" */
+
+int harness_mutexes_held;
+long harness_allocated;
+struct notifier_block *harness_module_notifier;
+static const char *step = "start";
+
+void harness_fail(const char *why)
+{
+	printf("H: FAIL %s (step %s)\n", why, step);
+	exit(3);
+}
+
+unsigned int gcov_info_version(const struct gcov_info *info)
+{
+	return info->version;
+}
+
+const char *gcov_info_filename(const struct gcov_info *info)
+{
+	return info->filename;
+}
+
+/* A module: its data lives inside the module's memory. */
+struct fake_module {
+	struct module mod;
+	struct gcov_info objs[3];
+	int n;
+};
+
+static void begin(const char *name)
+{
+	step = name;
+	printf("H: step %s\n", name);
+	fflush(stdout);
+}
+
+static void end(void)
+{
+	printf("H: state %s held=%d allocated=%ld\n", step, harness_mutexes_held,
+	       harness_allocated);
+	fflush(stdout);
+}
+
+static void event(struct fake_module *m, unsigned long ev)
+{
+	if (harness_module_notifier)
+		harness_module_notifier->notifier_call(harness_module_notifier, ev,
+						       &m->mod);
+}
+
+static void load(const char *name, struct fake_module *m, bool fails)
+{
+	int i;
+
+	begin(name);
+	m->mod.base = (unsigned long)m->objs;
+	m->mod.size = sizeof(m->objs);
+	event(m, MODULE_STATE_COMING);
+	for (i = 0; i < m->n; i++)
+		__gcov_init(&m->objs[i]);
+	event(m, fails ? MODULE_STATE_GOING : MODULE_STATE_LIVE);
+	end();
+}
+
+static void unload(const char *name, struct fake_module *m)
+{
+	begin(name);
+	event(m, MODULE_STATE_GOING);
+	end();
+}
+
+static struct gcov_info builtin[] = {
+	{ GCC_12_2, "/build/init/main.gcda" },
+	{ GCC_12_2, "/build/kernel/fork.gcda" },
+	{ GCC_12_2, "/build/lib/sort.gcda" },
+};
+
+static struct fake_module multi = {
+	{ "multi" },
+	{ { GCC_12_2, "/build/multi/core.gcda" },
+	  { GCC_12_2, "/build/multi/lib/helper.gcda" } }, 2
+};
+
+static struct fake_module foreign = {
+	{ "foreign" },
+	{ { GCC_11_3, "/foreign/made-up.gcda" },
+	  { GCC_13_1, "/foreign/newer.gcda" } }, 2
+};
+
+static struct fake_module failing = {
+	{ "failing" }, { { GCC_12_2, "/build/failing/probe.gcda" } }, 1
+};
+
+int main(void)
+{
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	begin("boot constructors");
+	for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+		__gcov_init(&builtin[i]);
+	end();
+	begin("core initcall");
+	harness_core_initcall();
+	printf("H: module notifier %s\n",
+	       harness_module_notifier ? "registered" : "not registered");
+	end();
+	begin("late initcall");
+	harness_late_initcall();
+	end();
+	load("load multi", &multi, false);
+	load("load foreign", &foreign, false);
+	unload("unload multi", &multi);
+	unload("unload foreign", &foreign);
+	load("load multi again", &multi, false);
+	unload("unload multi again", &multi);
+	load("load failing (its init fails)", &failing, true);
+	begin("end");
+	printf("H: done\n");
+	return 0;
+}
