@@ -266,8 +266,17 @@ def check(work, number, as_json=False, solution=False):
             raise GcovlabError("no branch lab-%d, the finished state: 'vm/gcovlab exercise "
                                "%d' makes it" % (number, number), EXIT_USAGE)
         files = sorted({t["file"] for t in ex["todo"]})
-        print(treemod.git(tree, "diff", mine, finished_tree(work, number, ex), "--", *files),
-              end="")
+        finished = finished_tree(work, number, ex)
+        if branch == mine:
+            # the files as they are now, committed or not: the student's
+            # latest attempt (-R: from the work tree to the finished state;
+            # git swaps the prefixes with the sides, so a/ stays the
+            # student's)
+            diff = treemod.git(tree, "diff", "-R", "--src-prefix=b/", "--dst-prefix=a/",
+                               finished, "--", *files)
+        else:
+            diff = treemod.git(tree, "diff", mine, finished, "--", *files)
+        print(diff, end="")
         return 0
     missing = sorted({t["file"] for t in ex["todo"]
                       if not os.path.isfile(os.path.join(tree, t["file"]))})
