@@ -156,6 +156,11 @@ class Figure:
 
 # ---------------------------------------------------------------- figures
 
+def phase(text):
+    """A step's name as the tool printed it, without the paths of this run."""
+    return re.sub(r" (at|in) /\S+", "", text)
+
+
 def fig_demo(runs, cold):
     fig = Figure("demo", "make demo: the tree, the mainline kernel, the sample driver's report")
     if cold:
@@ -166,9 +171,10 @@ def fig_demo(runs, cold):
             took, out = sh(["make", "-s", "demo"], env=env)
             fig.add("cold make demo", took)
             for line in out.splitlines():
-                m = re.search(r"gcovlab: (.*?): done in ([\d.]+) s", line)
+                m = re.search(r"gcovlab: (.*?): done in ([\d.]+) s", line) or \
+                    re.search(r"gcovlab: (built the \S+ kernel) in ([\d.]+) s", line)
                 if m:
-                    fig.add("cold: " + m.group(1), float(m.group(2)))
+                    fig.add("cold: " + phase(m.group(1)), float(m.group(2)))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     sh(["make", "-s", "demo"])      # warm-up: the tree and kernel exist after it
@@ -350,7 +356,9 @@ def fig_atomic(runs):
                 fig.add("%s: increments lost (share of the calls)" % kind,
                         100.0 * (calls - counted) / calls, "%")
                 fig.add("%s: calls counted" % kind, counted, "calls")
-            fig.notes.append("calls made in each run: %d" % calls)
+            note = "calls made in each run: %d" % calls
+            if note not in fig.notes:
+                fig.notes.append(note)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         back_to(start_branch)

@@ -15,6 +15,7 @@ by hand: a figure without data says how to measure it.
 
 import io
 import json
+import textwrap
 import os
 import statistics
 
@@ -84,13 +85,15 @@ def bars(data, prefixes):
     if not chosen:
         raise ValueError("no series of %s starts with %s" % (data["figure"], prefixes))
     unit = chosen[0]["unit"]
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(chosen) + 1.1))
+    labels = ["\n".join(textwrap.wrap(s["label"], 34)) for s in chosen]
+    rows = sum(label.count("\n") + 1 for label in labels)
+    fig, ax = plt.subplots(figsize=(7, 0.2 * rows + 0.12 * len(chosen) + 0.9))
     medians = [statistics.median(s["values"]) for s in chosen]
     low = [m - min(s["values"]) for m, s in zip(medians, chosen)]
     high = [max(s["values"]) - m for m, s in zip(medians, chosen)]
     ys = list(range(len(chosen)))[::-1]
     ax.barh(ys, medians, xerr=[low, high], color="#4a7ab7", ecolor="#333333", capsize=3)
-    ax.set_yticks(ys, [s["label"] for s in chosen])
+    ax.set_yticks(ys, labels, fontsize=8)
     ax.set_xlabel("%s (median; whiskers: min and max of %d runs)" % (
         unit, len(chosen[0]["values"])))
     for y, m in zip(ys, medians):
