@@ -19,7 +19,7 @@
 #   GCOVLAB-SIZES     then "<size> ./<path below gcov/>" lines, GCOVLAB-END
 #   GCOVLAB-SHA256    then "<sha256>  ./<path>" lines, GCOVLAB-END
 #   GCOVLAB-TIMES <uptime at workload start> <at its end> <when all is sent>
-#   GCOVLAB-DONE <number of files sent>
+#   GCOVLAB-DONE <number of files sent> [<number found, when sent one by one>]
 # If a file cannot be read whole (or the kernel command line has
 # gcovlab.transfer=each), each file instead travels on its own:
 #   GCOVLAB-FILE <size> <sha256> <path below gcov/>   then base64 lines,
@@ -50,12 +50,15 @@ echo "GCOVLAB-STATUS $status" > "$data"
 
 gcov=/sys/kernel/debug/gcov
 
-# One file at a time: the way that works even when a read fails (that file
-# is left out, as it is from the archive's count).
+# One file at a time: the way that works even when a read fails.  A file
+# that cannot be read is left out; GCOVLAB-DONE then says how many were
+# found as well as how many were sent, and the host warns.
 send_each() {
 	count=0
+	found=0
 	find "$gcov" -type f -name '*.gcda' | sort > /tmp/list
 	while IFS= read -r file; do
+		found=$((found + 1))
 		cat "$file" > /tmp/gcda || continue
 		size=$(wc -c < /tmp/gcda)
 		sum=$(sha256sum /tmp/gcda)
@@ -70,21 +73,26 @@ send_each() {
 }
 
 # The whole tree at once.  debugfs reports size 0 for .gcda files: cp reads
-# each to its end and never trusts stat.  Only the directories are copied:
-# gcov/reset, beside them, cannot be read on mainline.  cp -r keeps
-# mainline's .gcno symlinks as symlinks (they point at the build tree on
-# the host and dangle here); they are removed before the archive is made.
+# each to its end and never trusts stat.  Everything but gcov/reset is
+# copied (mainline's cannot be read); cp -r keeps mainline's .gcno
+# symlinks as symlinks (they point at the build tree on the host and
+# dangle here).  Whatever is not a .gcda file is removed before the
+# archive is made, so that the archive holds what the lists name.
 send_archive() {
+	# busybox ash has pipefail: a tar that fails is not hidden by gzip
+	# shellcheck disable=SC3040
+	set -o pipefail
 	mkdir /tmp/gcov || return 1
-	for entry in "$gcov"/*; do
-		[ -d "$entry" ] || continue
+	for entry in "$gcov"/* "$gcov"/.[!.]*; do
+		[ -e "$entry" ] || [ -L "$entry" ] || continue
+		[ "$entry" = "$gcov/reset" ] && [ ! -d "$entry" ] && continue
 		cp -r "$entry" /tmp/gcov/ || return 1
 	done
 	cd /tmp/gcov || return 1
-	find . ! -type d ! -type f -exec rm -f {} + || return 1
-	count=$(find . -type f -name '*.gcda' | wc -l)
+	find . ! -type d \( ! -type f -o ! -name '*.gcda' \) -exec rm -f {} + ||
+		return 1
 	tar cf - . | gzip -1 > /tmp/gcda.tgz || return 1
-	sum=$(sha256sum /tmp/gcda.tgz)
+	sum=$(sha256sum /tmp/gcda.tgz) || return 1
 	{
 		echo "GCOVLAB-ARCHIVE $(wc -c < /tmp/gcda.tgz) ${sum%% *}"
 		base64 /tmp/gcda.tgz
@@ -99,6 +107,7 @@ send_archive() {
 }
 
 count=0
+found=
 if [ -d "$gcov" ]; then
 	# gcovlab.transfer=each on the kernel command line forces the slow way
 	# (the tests use it, so that both ways are known to work).
@@ -110,13 +119,16 @@ if [ -d "$gcov" ]; then
 	if [ $? -ne 0 ]; then
 		echo "gcovlab: copying the .gcda files at once failed" \
 			"($(head -n 1 /tmp/archive.err)); sending them one by one"
+		# what the attempt left in the tmpfs must not take the room
+		# that the files sent one by one need
+		rm -rf /tmp/gcov /tmp/gcda.tgz
 		send_each
 	else
 		count=$(cd /tmp/gcov && find . -type f -name '*.gcda' | wc -l)
 	fi
 fi
 echo "GCOVLAB-TIMES $started $ended $(cut -d " " -f 1 /proc/uptime)" > "$data"
-echo "GCOVLAB-DONE $count" > "$data"
+echo "GCOVLAB-DONE $count${found:+ $found}" > "$data"
 echo "gcovlab: sent $count .gcda files"
 sync
 reboot -f

@@ -143,7 +143,7 @@ def test_archive_member_differs_from_its_list_entry(tmp_path):
     with pytest.raises(GcovlabError, match="a.gcda arrived damaged"):
         guest.parse_transfer(archive_channel(archived([("./a.gcda", b"abc")], sums=sums), 1),
                              str(tmp_path / "c"))
-    with pytest.raises(GcovlabError, match="sent 4 bytes"):
+    with pytest.raises(GcovlabError, match="listed 4 bytes, its archive holds 3"):
         guest.parse_transfer(archive_channel(
             archived([("./a.gcda", b"abc")], sizes=["4 ./a.gcda"]), 1), str(tmp_path / "c"))
 
@@ -184,6 +184,40 @@ def test_archive_file_count(tmp_path):
     with pytest.raises(GcovlabError, match="sent 1 files but announced 3"):
         guest.parse_transfer(archive_channel(archived([("./a.gcda", b"1")]), 3),
                              str(tmp_path / "c"))
+
+
+@pytest.mark.parametrize("bad", [
+    "GCOVLAB-STATUS x",
+    "GCOVLAB-ARCHIVE 12",
+    "GCOVLAB-SIZES\nnot-a-number ./a.gcda\nGCOVLAB-END",
+    "GCOVLAB-SHA256\n%s ./a.gcda\nGCOVLAB-END" % ("0" * 64),
+    "GCOVLAB-FILE 3 abc",
+    "GCOVLAB-DONE x"])
+def test_malformed_record_is_named_not_a_traceback(tmp_path, bad):
+    text = "GCOVLAB-STATUS 0\n%s\nGCOVLAB-DONE 0\n" % bad
+    with pytest.raises(GcovlabError, match="data channel is damaged: line \\d+ does not parse"):
+        guest.parse_transfer(text, str(tmp_path / "c"))
+
+
+def test_same_file_twice_is_refused(tmp_path):
+    with pytest.raises(GcovlabError, match="sent a.gcda twice"):
+        guest.parse_transfer(channel(sent("a.gcda", b"1"), sent("a.gcda", b"1")),
+                             str(tmp_path / "c"))
+    records = archived([("./a.gcda", b"1"), ("a.gcda", b"1")])
+    with pytest.raises(GcovlabError, match="holds a.gcda twice"):
+        guest.parse_transfer(archive_channel(records, 1), str(tmp_path / "c"))
+
+
+def test_archive_and_single_files_do_not_mix(tmp_path):
+    text = archive_channel(archived([("./a.gcda", b"1")]) + "\n" + sent("b.gcda", b"2"), 2)
+    with pytest.raises(GcovlabError, match="archive and single files as well"):
+        guest.parse_transfer(text, str(tmp_path / "c"))
+
+
+def test_files_the_guest_could_not_read_are_reported(tmp_path, capsys):
+    text = channel(sent("a.gcda", b"1")).replace("GCOVLAB-DONE 1", "GCOVLAB-DONE 1 3")
+    assert guest.parse_transfer(text, str(tmp_path / "c"))[1] == {"a.gcda": b"1"}
+    assert "found 3 .gcda files but could read only 1" in capsys.readouterr().err
 
 
 # --- the cpio writer ---------------------------------------------------------

@@ -718,7 +718,8 @@ def check_lab9(work):
 STEPS5 = {"boot constructors": 3, "core initcall": 4, "late initcall": 3,
           "load multi": 3, "load foreign": 2, "unload multi": 4, "unload foreign": 4,
           "load multi again": 3, "unload multi again": 4,
-          "load failing (its init fails)": 4}
+          "load failing (its init fails)": 4, "load tight (kzalloc fails)": 3,
+          "unload tight": 4}
 VERSION5 = ('gcov: gcov data version 0x4232322a ("B22*", GCC 12.2)')
 REFUSED5 = ("gcov: %s: data version 0x%s (GCC %s), this kernel reads GCC 12 data only: "
             "not registered")
@@ -729,15 +730,26 @@ def harness5(src, harness, tmp):
     Returns (compiler errors or None, output, exit status, sanitizer report)."""
     harness = os.path.abspath(harness)
     for name in ("base.c", "gcov.h", "gcc_version.h"):
-        shutil.copy(os.path.join(src, "kernel", "gcov", name), tmp)
+        path = os.path.join(src, "kernel", "gcov", name)
+        if not os.path.isfile(path):
+            raise GcovlabError("%s is missing: Lab 5's exercise needs the tree at lab-5 "
+                               "('vm/gcovlab exercise 5')" % path)
+        shutil.copy(path, tmp)
     prog = os.path.join(tmp, "registry")
     # AddressSanitizer: an allocation too small, or a list entry read
     # after kfree(), stops the harness where it happens.
-    proc = run(["gcc", "-std=gnu11", "-g", "-O0", "-fsanitize=address", "-iquote", tmp,
+    # -Werror=implicit-function-declaration, as kbuild has it: a kernel
+    # function the stand-in lacks is named at compile time, not as an
+    # undefined reference at link time
+    proc = run(["gcc", "-std=gnu11", "-g", "-O0", "-fsanitize=address",
+                "-Werror=implicit-function-declaration", "-iquote", tmp,
                 "-I", harness, "-o", prog, os.path.join(harness, "harness.c"),
                 os.path.join(tmp, "base.c")], tmp)
     if proc.returncode:
-        return proc.stderr.decode(errors="replace"), "", None, ""
+        # name the student's file, not the copy compiled here
+        return proc.stderr.decode(errors="replace").replace(
+            os.path.join(tmp, "base.c"), os.path.join(src, "kernel", "gcov", "base.c")), \
+            "", None, ""
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
     try:
         proc = probe([prog], cwd=tmp, env=env, text=False, timeout=10)
@@ -776,7 +788,8 @@ def check_lab5(src, harness):
     if errors is not None:
         first = re.search(r"base\.c:(\d+):\d+: error", errors)
         return [Check(name, False, None, "\n".join(
-            ln for ln in errors.splitlines() if "error" in ln)[:1500] or errors[-1500:],
+            ln for ln in errors.splitlines()
+            if "error" in ln or "undefined reference" in ln)[:1500] or errors[-1500:],
             "the compiler's first error is at line %s of base.c" % first.group(1)
             if first else "")]
     checks = [Check(name, True)]
@@ -794,8 +807,14 @@ def check_lab5(src, harness):
             "or after it was freed)" % sanitizer if sanitizer else
             "exit status %s (a crash: a NULL or freed pointer?)" % status))
     locked = bool(stopped) and "mutex" in stopped.group(1)
+    # a mutex left held shows at the next lock: blame the step that left it
+    held = [step for step, (h, _a) in states.items() if h]
+    if locked and held:
+        why_stopped = "the mutex was still held after step '%s'; then %s" % (
+            held[0], why_stopped)
     run_to_end = Check("gcov_lock is taken and released on every path" if locked else
-                       "the harness runs to its end", ended, STEPS5.get(last), why_stopped)
+                       "the harness runs to its end", ended,
+                       STEPS5.get(held[0] if locked and held else last), why_stopped)
     if not ended:
         # what the later checks miss follows from this: say it first
         checks.append(run_to_end)
@@ -823,7 +842,8 @@ def check_lab5(src, harness):
 
     # TODO 2: objects of another GCC major release are refused by name.
     want = [REFUSED5 % ("/foreign/made-up.gcda", "4231332a", "11.3"),
-            REFUSED5 % ("/foreign/newer.gcda", "4233312a", "13.1")]
+            REFUSED5 % ("/foreign/newer.gcda", "4233312a", "13.1"),
+            REFUSED5 % ("/foreign/older.gcda", "4139332a", "9.3")]
     foreign = lines.get("load foreign", [])
     got = [ln.split(": ", 1)[1] for ln in foreign if ln.startswith("warn: ")]
     taken = [ln for ln in foreign if "registered /foreign" in ln]
@@ -831,14 +851,25 @@ def check_lab5(src, harness):
     kept = before is not None and after is not None and after[1] != before[1]
     good = got == want and not taken and not kept
     detail = ""
+    # a refusal that names the release wrongly is TODO 1's decoding
+    expected = {"/foreign/made-up.gcda": "11.3", "/foreign/newer.gcda": "13.1",
+                "/foreign/older.gcda": "9.3"}
+    misdecoded = ["%s as GCC %s (want %s)" % (m.group(1), m.group(2), expected[m.group(1)])
+                  for m in (re.match(r"gcov: (\S+): data version 0x[0-9a-f]{8} "
+                                     r"\(GCC ([\d.]+)\)", ln) for ln in got)
+                  if m and m.group(1) in expected and m.group(2) != expected[m.group(1)]]
+    blame = 1 if misdecoded else 2
+    if misdecoded:
+        detail = "the versions were decoded wrongly: %s\n" % "; ".join(misdecoded)
     if not good:
-        detail = ("a module's objects written by GCC 11.3 and GCC 13.1 must each be "
+        detail += ("a module's objects written by GCC 11.3, 13.1 and 9.3 must each be "
                   "refused with pr_warn(): want\n  %s\ngot %s" % (
                       "\n  ".join(want), "\n  ".join(got) or "no warning"))
         if taken or kept:
             detail += "\nand they were registered (or allocated) all the same"
     checks.append(judged(Check(
-        "an object of another GCC release is refused by name, not kept", good, 2, detail), ["load multi", "load foreign"]))
+        "an object of another GCC release is refused by name, not kept", good, blame,
+        detail), ["load multi", "load foreign"]))
 
     # TODO 3: registration: boot summary, names, the running count.
     boot = "gcov: 3 objects registered during boot" in said
@@ -857,8 +888,20 @@ def check_lab5(src, harness):
                             "; ".join([s for s in said if "during boot" in s] + regs[:2])
                             or "nothing", allocated)), ["late initcall", "load multi"]))
 
+    # TODO 3 again: an allocation that fails keeps and prints nothing.
+    tight = lines.get("load tight (kzalloc fails)", [])
+    before = states.get("load failing (its init fails)", (0, None))[1]
+    after = states.get("load tight (kzalloc fails)", (0, None))[1]
+    noisy = [ln for ln in tight if "registered /build/tight" in ln]
+    good = not noisy and before == after
+    checks.append(judged(Check(
+        "an allocation that fails keeps nothing and says nothing", good, 3,
+        "" if good else "kzalloc() returned NULL for the object of module tight: %s" % (
+            "; ".join(ln.split(": ", 1)[-1] for ln in noisy) or
+            "objects allocated went from %s to %s" % (before, after))),
+        ["load failing (its init fails)", "load tight (kzalloc fails)"]))
+
     # Every step leaves the mutex unlocked (and locks it only once).
-    held = [step for step, (h, _a) in states.items() if h]
     if not locked:
         bad = "the mutex is still held after step '%s'" % held[0] if held else ""
         checks.append(Check("gcov_lock is taken and released on every path", not bad,

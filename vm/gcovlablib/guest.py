@@ -185,7 +185,7 @@ def _decode(rel, chunks):
 
 def _check(rel, data, size, digest):
     got = hashlib.sha256(data).hexdigest()
-    if len(data) != int(size) or got != digest:
+    if len(data) != size or got != digest:
         raise GcovlabError(
             "%s arrived damaged: the guest sent %s bytes with sha256 %s, "
             "the host got %d bytes with sha256 %s" % (rel, size, digest, len(data), got))
@@ -217,6 +217,14 @@ def _unpack(archive, sizes, sums):
                 if rel not in sizes:
                     raise GcovlabError("the guest's archive holds %s, which its lists "
                                        "do not name" % rel)
+                if rel in files:
+                    raise GcovlabError("the guest's archive holds %s twice" % rel)
+                # the size is checked before anything is read: a damaged
+                # header cannot make the host read gigabytes
+                if member.size != sizes[rel]:
+                    raise GcovlabError(
+                        "%s arrived damaged: the guest listed %d bytes, its archive "
+                        "holds %d" % (rel, sizes[rel], member.size))
                 data = tar.extractfile(member).read()
                 _check(rel, data, sizes[rel], sums[rel])
                 files[rel] = data
@@ -237,10 +245,8 @@ def parse_transfer(text, console):
     their sizes and one of their sha256, or (when a file could not be read
     whole) each file on its own.  See vm/init.sh for the records.
     """
-    status = None
+    got = {"status": None, "done": None, "found": None, "archive": None}
     files = {}
-    done = None
-    archive = None
     sizes, sums = {}, {}
     lines = [line.rstrip("\r") for line in text.split("\n")]
     i = 0
@@ -254,44 +260,63 @@ def parse_transfer(text, console):
         i += 1
         return body
 
-    while i < len(lines):
-        line = lines[i]
-        i += 1
+    def record(line):
         if line.startswith("GCOVLAB-STATUS "):
-            status = int(line.split()[1])
+            got["status"] = int(line.split()[1])
         elif line.startswith("GCOVLAB-DONE "):
-            done = int(line.split()[1])
+            numbers = [int(n) for n in line.split()[1:]]
+            got["done"] = numbers[0]
+            got["found"] = numbers[1] if len(numbers) > 1 else None
         elif line.startswith("GCOVLAB-FILE "):
             _tag, size, digest, rel = line.split(" ", 3)
             chunks = block()
             if not safe_rel(rel):
                 raise GcovlabError("the guest sent a file with an unsafe path %r" % rel)
+            if rel in files:
+                raise GcovlabError("the guest sent %s twice" % rel)
             data = _decode(rel, chunks)
-            _check(rel, data, size, digest)
+            _check(rel, data, int(size), digest)
             files[rel] = data
         elif line.startswith("GCOVLAB-ARCHIVE "):
-            _tag, size, digest = line.split(" ", 2)
+            _tag, size, digest = line.split(" ")
             name = "the archive of .gcda files"
-            archive = _decode(name, block())
-            _check(name, archive, size, digest)
+            got["archive"] = _decode(name, block())
+            _check(name, got["archive"], int(size), digest)
         elif line == "GCOVLAB-SIZES":
             for entry in block():
                 size, name = entry.split(" ", 1)
-                sizes[_listed_rel(name)] = size
+                sizes[_listed_rel(name)] = int(size)
         elif line == "GCOVLAB-SHA256":
             for entry in block():
                 digest, name = entry.split("  ", 1)
                 sums[_listed_rel(name)] = digest
+
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        try:
+            record(line)
+        except (ValueError, IndexError):
+            raise GcovlabError("the guest's data channel is damaged: line %d does not "
+                               "parse: %r (see transfer.log next to %s)" % (
+                                   i, line[:120], console)) from None
+    status, done, found = got["status"], got["done"], got["found"]
     if status is None or done is None:
         raise GcovlabError(
             "the guest stopped before it %s (a kernel panic, or /init failed?).  "
             "The console log is kept: %s\nIts last lines:\n%s" % (
                 "ran the workload" if status is None else "sent all coverage data",
                 console, tail(read_text(console), 20)))
-    if archive is not None:
-        files.update(_unpack(archive, sizes, sums))
+    if got["archive"] is not None:
+        if files:
+            raise GcovlabError("the guest sent an archive and single files as well: "
+                               "one transfer mixes both ways (a damaged vm/init.sh?)")
+        files = _unpack(got["archive"], sizes, sums)
     if done != len(files):
         raise GcovlabError("the guest sent %d files but announced %d" % (len(files), done))
+    if found is not None and found > done:
+        warn("the guest found %d .gcda files but could read only %d: the others are "
+             "missing from the results (see the console log: %s)" % (found, done, console))
     return status, files
 
 

@@ -23,9 +23,11 @@ struct gcov_info {
 #define GCC_12_2 0x4232322aU	/* "B22*" */
 #define GCC_11_3 0x4231332aU	/* "B13*" */
 #define GCC_13_1 0x4233312aU	/* "B31*" */
+#define GCC_9_3 0x4139332aU	/* "A93*" */
 
 int harness_mutexes_held;
 long harness_allocated;
+int harness_failing_allocs;
 struct notifier_block *harness_module_notifier;
 static const char *step = "start";
 
@@ -109,7 +111,12 @@ static struct fake_module multi = {
 static struct fake_module foreign = {
 	{ "foreign" },
 	{ { GCC_11_3, "/foreign/made-up.gcda" },
-	  { GCC_13_1, "/foreign/newer.gcda" } }, 2
+	  { GCC_13_1, "/foreign/newer.gcda" },
+	  { GCC_9_3, "/foreign/older.gcda" } }, 3
+};
+
+static struct fake_module tight = {
+	{ "tight" }, { { GCC_12_2, "/build/tight/tight.gcda" } }, 1
 };
 
 static struct fake_module failing = {
@@ -140,6 +147,10 @@ int main(void)
 	load("load multi again", &multi, false);
 	unload("unload multi again", &multi);
 	load("load failing (its init fails)", &failing, true);
+	harness_failing_allocs = 1;
+	load("load tight (kzalloc fails)", &tight, false);
+	harness_failing_allocs = 0;
+	unload("unload tight", &tight);
 	begin("end");
 	printf("H: done\n");
 	return 0;

@@ -41,6 +41,16 @@ extern int (*harness_late_initcall)(void);
 #define pr_info(fmt, ...) printf("info: " pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_warn(fmt, ...) printf("warn: " pr_fmt(fmt), ##__VA_ARGS__)
 #define pr_err(fmt, ...) printf("err: " pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_notice(fmt, ...) printf("notice: " pr_fmt(fmt), ##__VA_ARGS__)
+#define pr_debug(fmt, ...) do { } while (0)
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define WARN_ON(cond) ({						\
+	int __c = !!(cond);						\
+	if (__c)							\
+		printf("warn: WARN_ON(%s) at %s:%d\n", #cond, __FILE__, __LINE__); \
+	__c;								\
+})
 
 /* Mutexes: held ones are counted; misuse ends the program with a reason. */
 struct mutex {
@@ -63,19 +73,38 @@ static inline void mutex_unlock(struct mutex *m)
 	m->held = 0;
 	harness_mutexes_held--;
 }
+static inline int mutex_is_locked(struct mutex *m)
+{
+	return m->held;
+}
+#define lockdep_assert_held(m) do {					\
+	if (!(m)->held)							\
+		harness_fail("lockdep_assert_held(): the mutex is not held"); \
+} while (0)
 
-/* Allocations: counted, so that a leak or a double free shows. */
+/*
+ * Allocations: counted, so that a leak or a double free shows; the harness
+ * can make the next ones fail, as the kernel's can.
+ */
 #define GFP_KERNEL 0
 extern long harness_allocated;
+extern int harness_failing_allocs;
 static inline void *kzalloc(size_t size, int gfp)
 {
-	void *p = calloc(1, size);
+	void *p;
 
 	(void)gfp;
+	if (harness_failing_allocs > 0) {
+		harness_failing_allocs--;
+		return NULL;
+	}
+	p = calloc(1, size);
 	if (p)
 		harness_allocated++;
 	return p;
 }
+#define kmalloc(size, gfp) kzalloc(size, gfp)
+#define kcalloc(n, size, gfp) kzalloc((n) * (size), gfp)
 static inline void kfree(const void *p)
 {
 	if (p)
@@ -108,6 +137,15 @@ static inline void list_del(struct list_head *item)
 	item->next->prev = item->prev;
 	item->next = item->prev = NULL;	/* a later use crashes here */
 }
+static inline void list_del_init(struct list_head *item)
+{
+	item->prev->next = item->next;
+	item->next->prev = item->prev;
+	item->next = item->prev = item;
+}
+#define list_first_entry(head, type, member) list_entry((head)->next, type, member)
+#define list_for_each_safe(pos, n, head) \
+	for (pos = (head)->next, n = pos->next; pos != (head); pos = n, n = pos->next)
 static inline int list_empty(const struct list_head *head)
 {
 	return head->next == head;
@@ -137,6 +175,9 @@ static inline bool within_module(unsigned long addr, const struct module *mod)
 {
 	return addr >= mod->base && addr < mod->base + mod->size;
 }
+/* The harness's modules keep their data in one piece of memory. */
+#define within_module_core(addr, mod) within_module(addr, mod)
+#define within_module_init(addr, mod) false
 #define NOTIFY_DONE 0
 #define NOTIFY_OK 1
 struct notifier_block {
