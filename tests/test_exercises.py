@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The exercises of Labs 1, 2, 4, 5 and 10 (Lab 6's is in tests/unit): for each,
+"""The exercises of Labs 1, 2, 4, 5, 7 and 10 (Lab 6's is in tests/unit): for each,
 the skeleton is made from the current series (patches/, applied in a
 worktree of the kernel tree), the checker passes on the series' files,
 fails on the untouched skeleton naming every TODO, starts with the earlier
 TODOs solved under --todo K, and catches a mistake a student could make
 in each TODO with that TODO's hint.  Host only: Kconfig, gcc -fsyntax-only,
-make on cut-out rules and Lab 5's registry in its host harness; no kernel
-is built or booted.
+make on cut-out rules, Lab 5's registry and Lab 7's debugfs files in their
+host harnesses; no kernel is built or booted.
 """
 
 import json
@@ -29,7 +29,8 @@ GUARD = "kernel/gcov/gcc_version.h"
 MAKEFILE_LIB = "scripts/Makefile.lib"
 BASE = "kernel/gcov/base.c"
 GCOV_H = "kernel/gcov/gcov.h"
-LABS = [1, 2, 4, 5, 10]
+FS = "kernel/gcov/fs.c"
+LABS = [1, 2, 4, 5, 7, 10]
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,8 @@ def series(tree, tmp_path_factory):
     """A worktree at the baseline with patches 1-3 (Labs 2 to 4's state);
     Lab 1's Kconfig, as patch 1 alone leaves it; base.c and gcov.h with
     patches 1-5 (Lab 5's exercise) and the top Makefile with patches 1-11
-    (Lab 10's), made in a scratch index."""
+    (Lab 10's), made in a scratch index; fs.c, base.c and gcov.h with
+    patches 1-8 (Lab 7's)."""
     src = tmp_path_factory.mktemp("ex") / "linux"
     subprocess.run(["git", "-C", tree, "worktree", "add", "-q", "--detach", str(src),
                     "gcovlab-baseline"], check=True)
@@ -60,10 +62,11 @@ def series(tree, tmp_path_factory):
                                       check=True, capture_output=True, text=True).stdout
                     for p in paths}
         lab5 = state(PATCHES[3:5], BASE, GCOV_H)
-        lab10 = state(PATCHES[5:11], "Makefile")
+        lab7 = state(PATCHES[5:8], BASE, GCOV_H, FS)
+        lab10 = state(PATCHES[8:11], "Makefile")
         os.remove(index)
         yield src, {1: {KCONFIG: lab1}, 2: {GUARD: read(src, GUARD)},
-                    4: {MAKEFILE_LIB: read(src, MAKEFILE_LIB)}, 5: lab5, 10: lab10}
+                    4: {MAKEFILE_LIB: read(src, MAKEFILE_LIB)}, 5: lab5, 7: lab7, 10: lab10}
     finally:
         subprocess.run(["git", "-C", tree, "worktree", "remove", "--force", str(src)])
 
@@ -75,8 +78,8 @@ def read(src, rel):
 
 def run_checks(src, number, files, tmp_path):
     """The lab's checks with FILES written into the worktree; afterwards the
-    worktree's files are as they were."""
-    before = {rel: read(src, rel) for rel in files}
+    worktree's files are as they were (and those it did not have, gone)."""
+    before = {rel: read(src, rel) if os.path.exists(src / rel) else None for rel in files}
     try:
         for rel, text in files.items():
             with open(src / rel, "w", encoding="utf-8") as f:
@@ -89,9 +92,14 @@ def run_checks(src, number, files, tmp_path):
             return checks.check_lab10(str(src))
         if number == 5:
             return checks.check_lab5(str(src), os.path.join(REPO, "labs", "lab05", "harness"))
+        if number == 7:
+            return checks.check_lab7(str(src), os.path.join(REPO, "labs", "lab07", "harness"))
         return checks.check_lab4(str(src))
     finally:
         for rel, text in before.items():
+            if text is None:
+                os.remove(src / rel)
+                continue
             with open(src / rel, "w", encoding="utf-8") as f:
                 f.write(text)
 
@@ -126,7 +134,7 @@ def test_the_untouched_skeleton_fails_naming_each_todo(series, number, tmp_path)
         [(c.name, c.passed, c.todo) for c in result]
 
 
-@pytest.mark.parametrize("number", [2, 4, 5])
+@pytest.mark.parametrize("number", [2, 4, 5, 7])
 def test_todo_k_starts_with_the_earlier_ones_solved(series, number, tmp_path):
     src, files = series
     ex = exercise.load(number)

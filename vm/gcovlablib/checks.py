@@ -725,40 +725,63 @@ REFUSED5 = ("gcov: %s: data version 0x%s (GCC %s), this kernel reads GCC 12 data
             "not registered")
 
 
-def harness5(src, harness, tmp):
-    """Compile the student's base.c with the stand-in kernel; run it.
-    Returns (compiler errors or None, output, exit status, sanitizer report)."""
+def standin_of(harness):
+    """labs/standin, the stand-in kernel beside a lab's harness folder."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(harness))), "standin")
+
+
+def host_program(src, sources, harness, tmp, lab):
+    """Compile the tree's kernel/gcov/SOURCES with HARNESS/harness.c on the
+    stand-in kernel.  Returns (compiler errors or None, the program)."""
     harness = os.path.abspath(harness)
-    for name in ("base.c", "gcov.h", "gcc_version.h"):
+    for name in list(sources) + ["gcov.h", "gcc_version.h"]:
         path = os.path.join(src, "kernel", "gcov", name)
         if not os.path.isfile(path):
-            raise GcovlabError("%s is missing: Lab 5's exercise needs the tree at lab-5 "
-                               "('vm/gcovlab exercise 5')" % path)
+            raise GcovlabError("%s is missing: Lab %d's exercise needs the tree at lab-%d "
+                               "('vm/gcovlab exercise %d')" % (path, lab, lab, lab))
         shutil.copy(path, tmp)
-    prog = os.path.join(tmp, "registry")
-    # AddressSanitizer: an allocation too small, or a list entry read
-    # after kfree(), stops the harness where it happens.
-    # -Werror=implicit-function-declaration, as kbuild has it: a kernel
-    # function the stand-in lacks is named at compile time, not as an
-    # undefined reference at link time
+    prog = os.path.join(tmp, "harness")
+    # AddressSanitizer: an allocation too small, or memory read after
+    # kfree() (or after its module went), stops the harness where it
+    # happens.  -Werror=implicit-function-declaration, as kbuild has it: a
+    # kernel function the stand-in lacks is named at compile time, not as
+    # an undefined reference at link time.
     proc = run(["gcc", "-std=gnu11", "-g", "-O0", "-fsanitize=address",
                 "-Werror=implicit-function-declaration", "-iquote", tmp,
-                "-I", harness, "-o", prog, os.path.join(harness, "harness.c"),
-                os.path.join(tmp, "base.c")], tmp)
+                "-I", standin_of(harness), "-o", prog, os.path.join(harness, "harness.c")]
+               + [os.path.join(tmp, name) for name in sources], tmp)
     if proc.returncode:
-        # name the student's file, not the copy compiled here
-        return proc.stderr.decode(errors="replace").replace(
-            os.path.join(tmp, "base.c"), os.path.join(src, "kernel", "gcov", "base.c")), \
-            "", None, ""
+        errors = proc.stderr.decode(errors="replace")
+        # name the student's files, not the copies compiled here
+        for name in sources:
+            errors = errors.replace(os.path.join(tmp, name),
+                                    os.path.join(src, "kernel", "gcov", name))
+        return errors, None
+    return None, prog
+
+
+def run_host_program(prog, args=()):
+    """(output, exit status or "timeout", sanitizer's error kind, its report)."""
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
     try:
-        proc = probe([prog], cwd=tmp, env=env, text=False, timeout=10)
+        proc = probe([prog] + list(args), cwd=os.path.dirname(prog), env=env, text=False,
+                     timeout=10)
     except subprocess.TimeoutExpired as e:
-        return None, (e.stdout or b"").decode(errors="replace"), "timeout", ""
-    report = re.search(r"ERROR: AddressSanitizer: ([\w-]+)",
-                       proc.stderr.decode(errors="replace"))
-    return None, proc.stdout.decode(errors="replace"), proc.returncode, \
-        report.group(1) if report else ""
+        return (e.stdout or b"").decode(errors="replace"), "timeout", "", ""
+    err = proc.stderr.decode(errors="replace")
+    report = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", err)
+    return proc.stdout.decode(errors="replace"), proc.returncode, \
+        report.group(1) if report else "", err
+
+
+def compile_failure(errors, name, source):
+    """The one Check of a file that does not compile."""
+    first = re.search(re.escape(source) + r":(\d+):\d+: error", errors)
+    return Check(name, False, None, "\n".join(
+        ln for ln in errors.splitlines()
+        if "error" in ln or "undefined reference" in ln)[:1500] or errors[-1500:],
+        "the compiler's first error is at line %s of %s" % (first.group(1), source)
+        if first else "")
 
 
 def steps5(out):
@@ -782,16 +805,12 @@ def check_lab5(src, harness):
     """TODO 1 decodes the data version, 2 refuses other GCC releases, 3
     registers an object, 4 is the module notifier.  The student's base.c
     runs on the host (labs/lab05/harness): seconds, no kernel build."""
-    with tempfile.TemporaryDirectory(prefix="gcovlab-lab5.") as tmp:
-        errors, out, status, sanitizer = harness5(src, harness, tmp)
     name = "kernel/gcov/base.c compiles against the check's stand-in kernel"
-    if errors is not None:
-        first = re.search(r"base\.c:(\d+):\d+: error", errors)
-        return [Check(name, False, None, "\n".join(
-            ln for ln in errors.splitlines()
-            if "error" in ln or "undefined reference" in ln)[:1500] or errors[-1500:],
-            "the compiler's first error is at line %s of base.c" % first.group(1)
-            if first else "")]
+    with tempfile.TemporaryDirectory(prefix="gcovlab-lab5.") as tmp:
+        errors, prog = host_program(src, ["base.c"], harness, tmp, 5)
+        if errors is not None:
+            return [compile_failure(errors, name, "base.c")]
+        out, status, sanitizer, _report = run_host_program(prog)
     checks = [Check(name, True)]
     lines, states = steps5(out)
     said = [ln.split(": ", 1)[1] for step in lines.values() for ln in step
@@ -934,3 +953,149 @@ def check_lab5(src, harness):
         checks.append(Check("the harness runs to its end", False, None,
                             "it stopped in step '%s' (see the first failure above)" % last))
     return checks
+
+
+# --- Lab 7: the debugfs files (kernel/gcov/fs.c), in a host harness ---------
+
+# (name, TODO, the harness's observations it reads, the checks it needs to
+# have passed first, a message the code must print in a step).  In the
+# order the harness's steps need them: a file must open and read before
+# its reset, ghost or revive can be seen.
+CHECKS7 = [
+    ("gcov/ mirrors the build paths after boot, with a reset file", None, ["tree"], [], None),
+    ("open() of a .gcda file for reading succeeds", 1, ["open"], [], None),
+    ("read() gives the whole image, then 0, in reads of any size and from any position", 2,
+     ["read-whole", "read-chunks", "seek"], ["open"], None),
+    ("open() makes the image of the file's data: one copy, or the sum of its copies", 1,
+     ["sum"], ["read"], None),
+    ("the image is made once, at open(): later counts are not in it", 1,
+     ["image-at-open", "p0-reader"], ["read"], None),
+    ("an open() that cannot allocate fails with -ENOMEM and keeps nothing", 1,
+     ["open-nomem"], ["read"], None),
+    ("each open() holds what close() gives back", 1, ["close-balance"], ["read"], None),
+    ("writing to a .gcda file zeroes it, every loaded copy of it", 3,
+     ["write-resets", "reset-copies"], ["read"], None),
+    ("writing to gcov/reset zeroes every file", 3, ["reset-all"], ["read"], None),
+    ("an unloaded module's counters stay readable (a ghost), alone or beside other copies", 4,
+     ["ghost", "ghost-sum"], ["read"], None),
+    ("writing to a ghost's file discards the ghost, and the file goes", 3, ["discard"],
+     ["ghost"], None),
+    ("a reader keeps its image while the file goes", 1, ["reader-survives"], ["ghost"], None),
+    ("a module loaded again continues from its saved counters", 5, ["revive"], ["ghost"],
+     ("load drv again", "gcov: /build/drivers/drv/drv.gcda: counters continue from the "
+      "unloaded copy")),
+    ("a changed module starts from zero, with a warning", 5, ["changed"], ["ghost"],
+     ("load a changed drv", "gcov: /build/drivers/drv/drv.gcda: changed since it was "
+      "unloaded, old counters dropped")),
+    ("with gcov_persist=0 a module's file goes with it, and comes back empty", None,
+     ["p0-gone", "p0-fresh"], ["read"], None),
+    ("a write() through a file that went fails with ENOENT", None, ["write-removed"],
+     ["ghost"], None),
+    ("nothing is left allocated once every module and ghost is gone", None,
+     ["no-leak", "p0-no-leak"], ["read"], None),
+]
+# The short names CHECKS7's "needs" use: the check's place, and how a
+# failure's detail names it.
+NEEDS7 = {"open": 1, "read": 2, "ghost": 9}
+SAID7 = {"open": "open()", "read": "read()", "ghost": "the ghost"}
+# The TODO whose function a crash happened in (the first frame in fs.c).
+FUNCS7 = {"gcov_file_open": 1, "gcov_file_data": 1, "gcov_file_close": 1,
+          "gcov_file_read": 2, "gcov_file_llseek": 2, "gcov_file_reset": 3,
+          "gcov_file_write": 3, "gcov_reset_write": 3, "gcov_file_doom": 3,
+          "gcov_file_save": 4, "gcov_fs_remove": 4, "gcov_file_join": 5}
+
+
+def crash_blame7(report):
+    """(the TODO to blame for an AddressSanitizer report, why)."""
+    freed = report.split("freed by thread", 1)
+    if len(freed) == 2:
+        if "module_memory_free" in freed[1].split("previously allocated", 1)[0]:
+            return 4, "the memory was a module's, freed when it unloaded: a ghost must be " \
+                "a copy (gcov_info_dup), never the module's own data"
+        if "gcov_file_release_ref" in freed[1].split("previously allocated", 1)[0]:
+            return 1, "the gcov_file was freed by its last kref_put(), while still in use: " \
+                "each open file must hold a reference of its own"
+    for m in re.finditer(r"#\d+ 0x[0-9a-f]+ in (\w+) (\S+)", freed[0]):
+        if m.group(2).rsplit("/", 1)[-1].startswith("fs.c:") and m.group(1) in FUNCS7:
+            return FUNCS7[m.group(1)], "it happened in %s() (%s)" % (
+                m.group(1), m.group(2).rsplit("/", 1)[-1])
+    return None, ""
+
+
+def run7(src, harness):
+    """Both runs of Lab 7's harness: (compiler errors, [(persist, output,
+    status, sanitizer, report)])."""
+    with tempfile.TemporaryDirectory(prefix="gcovlab-lab7.") as tmp:
+        errors, prog = host_program(src, ["base.c", "fs.c"], harness, tmp, 7)
+        if errors is not None:
+            return errors, []
+        return None, [(p,) + run_host_program(prog, [p]) for p in ("1", "0")]
+
+
+def check_lab7(src, harness):
+    """TODO 1 is open(), 2 read(), 3 the reset, 4 the ghost, 5 the revive.
+    The student's fs.c runs on the host with the tree's base.c
+    (labs/lab07/harness): seconds, no kernel build."""
+    name = "kernel/gcov/fs.c compiles against the check's stand-in kernel"
+    errors, runs = run7(src, harness)
+    if errors is not None:
+        return [compile_failure(errors, name, "fs.c")]
+    checks = [Check(name, True)]
+    seen, said, stops = {}, {}, []
+    for persist, out, status, sanitizer, report in runs:
+        step, todo = "start", None
+        for line in out.splitlines():
+            m = re.match(r"H: step (.*) todo (\d+)$", line)
+            if m:
+                step, todo = m.group(1), int(m.group(2)) or None
+                continue
+            m = re.match(r"H: obs (\S+) (ok|bad)(?: (.*))?$", line)
+            if m:
+                # the first bad observation of a key is the one to show
+                if m.group(1) not in seen or seen[m.group(1)] is None:
+                    seen[m.group(1)] = None if m.group(2) == "ok" else m.group(3)
+                continue
+            if line.startswith(("info: ", "warn: ")):
+                said.setdefault(step, []).append(line.split(": ", 1)[1])
+        if "H: done" in out:
+            continue
+        fail = re.search(r"^H: FAIL (.*) \(step .*\) todo (\d+)$", out, re.M)
+        blame, why = crash_blame7(report) if sanitizer else (None, "")
+        if fail:
+            blame = blame or int(fail.group(2)) or None
+            what = fail.group(1)
+        elif status == "timeout":
+            what = "it ran over 10 s (a loop that never ends?)"
+        elif sanitizer:
+            what = "AddressSanitizer found a %s%s" % (sanitizer, ": " + why if why else "")
+        else:
+            what = "exit status %s (a crash: a NULL or freed pointer?)" % status
+        stops.append(Check("gcov_lock is taken and released on every path"
+                           if fail and "mutex" in fail.group(1) else
+                           "the harness runs to its end", False, blame or todo,
+                           "with gcov_persist=%s the harness stopped in step '%s': %s" % (
+                               persist, step, what)))
+    results = []
+    for cname, todo, keys, needs, message in CHECKS7:
+        missing = [k for k in keys if k not in seen]
+        unmet = [SAID7[n] for n in needs if not results[NEEDS7[n]].passed]
+        if missing and stops:
+            results.append(Check(cname, False, None, "not judged: the harness stopped "
+                                 "before it (see the first failure)"))
+            continue
+        if unmet:
+            results.append(Check(cname, False, todo, "not judged yet: needs the check of "
+                                 "%s above to pass first" % unmet[0]))
+            continue
+        bad = [seen.get(k, "%s: not looked at, a step before it failed" % k)
+               for k in keys if seen.get(k, "") is not None]
+        if message and not bad and message[1] not in said.get(message[0], []):
+            bad = ["want the message '%s'; it printed: %s" % (
+                message[1], "; ".join(said.get(message[0], [])) or "nothing")]
+        results.append(Check(cname, not bad, todo, bad[0] if bad else ""))
+    if stops:
+        # the stop goes where the harness stopped judging
+        at = next((k for k, c in enumerate(results) if c.detail.startswith("not judged:")),
+                  len(results))
+        results[at:at] = stops[:1]
+    return checks + results

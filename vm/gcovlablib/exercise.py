@@ -170,6 +170,8 @@ def checks_for(work, number):
         return checks.check_lab4(tree)
     if number == 5:
         return checks.check_lab5(tree, os.path.join(REPO, "labs", "lab05", "harness"))
+    if number == 7:
+        return checks.check_lab7(tree, os.path.join(REPO, "labs", "lab07", "harness"))
     if number == 9:
         return checks.check_lab9(work)
     if number == 10:

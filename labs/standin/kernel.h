@@ -1,19 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stand-in kernel for Lab 5's check: just enough of <linux/...> for the
- * series' kernel/gcov/base.c to compile and run as a host program, with
- * every lock and allocation counted so that the harness can see a missing
+ * Stand-in kernel for the host checks of Labs 5 and 7: just enough of
+ * <linux/...> for the series' kernel/gcov/base.c (Lab 5) and
+ * kernel/gcov/fs.c (Lab 7) to compile and run as a host program, with
+ * every lock and allocation counted so that a harness can see a missing
  * unlock or kfree. Each <linux/NAME.h> of this directory includes this
- * file only. Written for gcov-kernel-labs; not the kernel's code.
+ * file only. The debugfs calls are declared here and made by Lab 7's
+ * harness, which keeps the tree of files. Written for gcov-kernel-labs;
+ * not the kernel's code.
  */
 #ifndef HARNESS_KERNEL_H
 #define HARNESS_KERNEL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
 
 typedef int64_t s64;
 typedef uint64_t u64;
@@ -30,9 +36,53 @@ typedef uint8_t u8;
 
 /* Initcalls: the harness calls them itself, in the kernel's order. */
 extern int (*harness_core_initcall)(void);
+extern int (*harness_fs_initcall)(void);
 extern int (*harness_late_initcall)(void);
 #define core_initcall(fn) int (*harness_core_initcall)(void) = fn
+#define fs_initcall(fn) int (*harness_fs_initcall)(void) = fn
 #define late_initcall(fn) int (*harness_late_initcall)(void) = fn
+
+/* One kernel parameter per program: the harness passes its value. */
+extern const char *harness_setup_name;
+extern int (*harness_setup)(char *value);
+#define __setup(str, fn)						\
+	const char *harness_setup_name = str;				\
+	int (*harness_setup)(char *value) = fn
+
+static inline int kstrtobool(const char *s, bool *res)
+{
+	if (!strcmp(s, "1") || !strcmp(s, "y") || !strcmp(s, "Y") ||
+	    !strcmp(s, "on")) {
+		*res = true;
+		return 0;
+	}
+	if (!strcmp(s, "0") || !strcmp(s, "n") || !strcmp(s, "N") ||
+	    !strcmp(s, "off")) {
+		*res = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Error pointers, as the kernel encodes them. */
+#define MAX_ERRNO 4095
+static inline void *ERR_PTR(long error)
+{
+	return (void *)error;
+}
+static inline long PTR_ERR(const void *ptr)
+{
+	return (long)ptr;
+}
+static inline bool IS_ERR(const void *ptr)
+{
+	return (unsigned long)ptr >= (unsigned long)-MAX_ERRNO;
+}
+static inline bool IS_ERR_OR_NULL(const void *ptr)
+{
+	return !ptr || IS_ERR(ptr);
+}
+#define ERR_CAST(ptr) ((void *)(ptr))
 
 /* printk: one line per message, with its level, on stdout. */
 #ifndef pr_fmt
@@ -105,11 +155,54 @@ static inline void *kzalloc(size_t size, int gfp)
 }
 #define kmalloc(size, gfp) kzalloc(size, gfp)
 #define kcalloc(n, size, gfp) kzalloc((n) * (size), gfp)
+#define kvmalloc(size, gfp) kzalloc(size, gfp)
 static inline void kfree(const void *p)
 {
 	if (p)
 		harness_allocated--;
 	free((void *)p);
+}
+#define kvfree(p) kfree(p)
+/* On failure the old block stays as it was, as the kernel's does. */
+static inline void *krealloc_array(void *p, size_t n, size_t size, int gfp)
+{
+	void *q;
+
+	(void)gfp;
+	if (harness_failing_allocs > 0) {
+		harness_failing_allocs--;
+		return NULL;
+	}
+	q = realloc(p, n * size);
+	if (q && !p)
+		harness_allocated++;
+	return q;
+}
+#define struct_size(p, member, count)					\
+	(sizeof(*(p)) + (count) * sizeof((p)->member[0]))
+
+/* Reference counts (single-threaded here). */
+struct kref {
+	int refcount;
+};
+static inline void kref_init(struct kref *kref)
+{
+	kref->refcount = 1;
+}
+static inline void kref_get(struct kref *kref)
+{
+	if (kref->refcount <= 0)
+		harness_fail("kref_get() of an object already released");
+	kref->refcount++;
+}
+static inline int kref_put(struct kref *kref, void (*release)(struct kref *kref))
+{
+	if (kref->refcount <= 0)
+		harness_fail("kref_put() of an object already released");
+	if (--kref->refcount)
+		return 0;
+	release(kref);
+	return 1;
 }
 
 /* Doubly linked lists with a head, the kernel's interface. */
@@ -142,6 +235,11 @@ static inline void list_del_init(struct list_head *item)
 	item->prev->next = item->next;
 	item->next->prev = item->prev;
 	item->next = item->prev = item;
+}
+static inline void list_move_tail(struct list_head *item, struct list_head *head)
+{
+	list_del(item);
+	list_add_tail(item, head);
 }
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 #define list_for_each_safe(pos, n, head) \
@@ -190,5 +288,73 @@ static inline int register_module_notifier(struct notifier_block *nb)
 	harness_module_notifier = nb;
 	return 0;
 }
+
+/* Files: what a file_operations handler is given. */
+#define __user
+#define THIS_MODULE NULL
+#define FMODE_READ 0x1
+#define FMODE_WRITE 0x2
+#define MAX_LFS_FILESIZE ((loff_t)0x7fffffffffffffffLL)
+struct inode {
+	void *i_private;
+};
+struct file {
+	unsigned int f_mode;
+	loff_t f_pos;
+	void *private_data;
+};
+struct file_operations {
+	void *owner;
+	int (*open)(struct inode *inode, struct file *file);
+	ssize_t (*read)(struct file *file, char __user *buf, size_t len,
+			loff_t *pos);
+	ssize_t (*write)(struct file *file, const char __user *buf, size_t len,
+			 loff_t *pos);
+	loff_t (*llseek)(struct file *file, loff_t offset, int whence);
+	int (*release)(struct inode *inode, struct file *file);
+};
+static inline ssize_t simple_read_from_buffer(void __user *to, size_t count,
+					      loff_t *ppos, const void *from,
+					      size_t available)
+{
+	loff_t pos = *ppos;
+
+	if (pos < 0)
+		return -EINVAL;
+	if ((size_t)pos >= available || !count)
+		return 0;
+	if (count > available - pos)
+		count = available - pos;
+	memcpy(to, (const char *)from + pos, count);
+	*ppos = pos + count;
+	return count;
+}
+static inline loff_t generic_file_llseek_size(struct file *file, loff_t offset,
+					      int whence, loff_t maxsize,
+					      loff_t eof)
+{
+	loff_t pos = whence == 0 ? offset : whence == 1 ? file->f_pos + offset :
+		     whence == 2 ? eof + offset : -1;
+
+	if (pos < 0 || pos > maxsize)
+		return -EINVAL;
+	file->f_pos = pos;
+	return pos;
+}
+static inline loff_t noop_llseek(struct file *file, loff_t offset, int whence)
+{
+	return file->f_pos;
+}
+
+/* debugfs: made by the harness that needs it (Lab 7's keeps a tree). */
+struct dentry;
+struct dentry *debugfs_create_dir(const char *name, struct dentry *parent);
+struct dentry *debugfs_create_file(const char *name, unsigned short mode,
+				   struct dentry *parent, void *data,
+				   const struct file_operations *fops);
+struct dentry *debugfs_create_file_unsafe(const char *name, unsigned short mode,
+					  struct dentry *parent, void *data,
+					  const struct file_operations *fops);
+void debugfs_remove(struct dentry *dentry);
 
 #endif /* HARNESS_KERNEL_H */

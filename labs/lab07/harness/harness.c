@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lab 7's check: the student's kernel/gcov/fs.c, with the series'
+ * kernel/gcov/base.c, run as a host program on the stand-in kernel of
+ * labs/standin.
+ *
+ * The harness is the rest of the kernel: a debugfs that keeps a tree of
+ * files and refuses a name made twice or a removal under gcov_lock, a VFS
+ * that calls the file_operations as open(2), read(2), lseek(2), write(2)
+ * and close(2) would, modules whose memory is freed when they unload (so
+ * AddressSanitizer sees a ghost that still points into it), and a made-up
+ * gcov_info whose image is easy to check: a header, then NCOUNT counters
+ * where counter i holds (i + 1) times the number of "runs".
+ *
+ * Usage: harness [gcov_persist value]. It prints "H: step NAME todo N"
+ * before each step (N: the TODO the step exercises first), "H: obs KEY ok"
+ * or "H: obs KEY bad WHY" for each thing it looked at, what the code
+ * prints, and "H: done" at the end; vm/gcovlablib/checks.py reads it.
+ * Written for gcov-kernel-labs.
+ */
+#include "kernel.h"
+#include <stdarg.h>
+#include "gcov.h"
+
+#define NCOUNT 40
+#define IMAGE (12 + 8 * NCOUNT)
+#define GCC_12_2 0x4232322aU	/* "B22*" */
+
+struct gcov_info {
+	unsigned int version;
+	unsigned int checksum;
+	const char *filename;
+	gcov_type counts[NCOUNT];
+};
+
+int harness_mutexes_held;
+long harness_allocated;
+int harness_failing_allocs;
+struct notifier_block *harness_module_notifier;
+static const char *step = "start";
+static int step_todo;
+static int fop_todo;	/* the TODO of the handler running now, or 0 */
+
+void harness_fail(const char *why)
+{
+	printf("H: FAIL %s (step %s) todo %d\n", why, step,
+	       fop_todo ? fop_todo : step_todo);
+	exit(3);
+}
+
+static void obs(const char *key, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		printf("H: obs %s ok\n", key);
+		return;
+	}
+	printf("H: obs %s bad ", key);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void begin(const char *name, int todo)
+{
+	step = name;
+	step_todo = todo;
+	printf("H: step %s todo %d\n", name, todo);
+}
+
+/* --- the data format, made up: what fs.c calls through gcov.h ---------- */
+
+const char *gcov_info_filename(const struct gcov_info *info)
+{
+	return info->filename;
+}
+
+unsigned int gcov_info_version(const struct gcov_info *info)
+{
+	return info->version;
+}
+
+bool gcov_info_same_object(const struct gcov_info *a, const struct gcov_info *b)
+{
+	return !strcmp(a->filename, b->filename) && a->checksum == b->checksum;
+}
+
+void gcov_info_reset(struct gcov_info *info)
+{
+	memset(info->counts, 0, sizeof(info->counts));
+}
+
+void gcov_info_add(struct gcov_info *dst, const struct gcov_info *src)
+{
+	int i;
+
+	for (i = 0; i < NCOUNT; i++)
+		dst->counts[i] += src->counts[i];
+}
+
+struct gcov_info *gcov_info_dup(const struct gcov_info *info)
+{
+	size_t len = strlen(info->filename) + 1;
+	struct gcov_info *dup = kmalloc(sizeof(*dup) + len, GFP_KERNEL);
+
+	if (!dup)
+		return NULL;
+	*dup = *info;
+	dup->filename = memcpy(dup + 1, info->filename, len);
+	return dup;
+}
+
+void gcov_info_free(struct gcov_info *info)
+{
+	kfree(info);
+}
+
+size_t gcov_info_to_gcda(const struct gcov_info *info, void *buf, size_t size)
+{
+	u32 w[IMAGE / 4];
+	int i;
+
+	w[0] = GCOV_DATA_MAGIC;
+	w[1] = info->version;
+	w[2] = info->checksum;
+	for (i = 0; i < NCOUNT; i++) {
+		w[3 + 2 * i] = (u64)info->counts[i];
+		w[4 + 2 * i] = (u64)info->counts[i] >> 32;
+	}
+	if (buf && size >= IMAGE)
+		memcpy(buf, w, IMAGE);
+	return IMAGE;
+}
+
+/* A workload: RUNS more runs of the object's code. */
+static void work(struct gcov_info *info, int runs)
+{
+	int i;
+
+	for (i = 0; i < NCOUNT; i++)
+		info->counts[i] += (gcov_type)runs * (i + 1);
+}
+
+/* --- debugfs: a tree of dentries ---------------------------------------- */
+
+struct dentry {
+	struct dentry *parent, *children, *sibling;
+	const struct file_operations *fops;
+	struct inode inode;
+	bool removed;
+	char name[64];
+};
+
+static struct dentry debugfs_root = { .name = "" };
+
+static struct dentry *child(struct dentry *dir, const char *name, size_t len)
+{
+	struct dentry *d;
+
+	for (d = dir->children; d; d = d->sibling)
+		if (strlen(d->name) == len && !strncmp(d->name, name, len))
+			return d;
+	return NULL;
+}
+
+static struct dentry *create(const char *name, struct dentry *parent,
+			     void *data, const struct file_operations *fops)
+{
+	struct dentry *d;
+
+	if (!parent)
+		parent = &debugfs_root;
+	if (parent->removed || child(parent, name, strlen(name))) {
+		printf("debugfs: '%s' already present in '%s'%s\n", name,
+		       parent->name, parent->removed ? " (removed)" : "");
+		return ERR_PTR(-EEXIST);
+	}
+	if (strlen(name) >= sizeof(d->name))
+		harness_fail("a debugfs name longer than the harness keeps");
+	/* debugfs's memory, not counted with the code's allocations */
+	d = calloc(1, sizeof(*d));
+	strcpy(d->name, name);
+	d->parent = parent;
+	d->fops = fops;
+	d->inode.i_private = data;
+	d->sibling = parent->children;
+	parent->children = d;
+	return d;
+}
+
+struct dentry *debugfs_create_dir(const char *name, struct dentry *parent)
+{
+	return create(name, parent, NULL, NULL);
+}
+
+struct dentry *debugfs_create_file(const char *name, unsigned short mode,
+				   struct dentry *parent, void *data,
+				   const struct file_operations *fops)
+{
+	return create(name, parent, data, fops);
+}
+
+struct dentry *debugfs_create_file_unsafe(const char *name, unsigned short mode,
+					  struct dentry *parent, void *data,
+					  const struct file_operations *fops)
+{
+	return create(name, parent, data, fops);
+}
+
+static void forget(struct dentry *d)
+{
+	struct dentry *c;
+
+	d->removed = true;
+	for (c = d->children; c; c = c->sibling)
+		forget(c);
+}
+
+/*
+ * Removal waits for every ->open() of the file in progress; an ->open()
+ * waits for gcov_lock: removing under gcov_lock can deadlock. The memory
+ * stays, as an open file's inode would.
+ */
+void debugfs_remove(struct dentry *d)
+{
+	struct dentry **p;
+
+	if (IS_ERR_OR_NULL(d))
+		return;
+	if (gcov_lock.held)
+		harness_fail("debugfs_remove() called with gcov_lock held: it waits for the file's open(), which waits for gcov_lock");
+	if (d->removed)
+		harness_fail("debugfs_remove() of a dentry removed already");
+	for (p = &d->parent->children; *p != d; p = &(*p)->sibling)
+		;
+	*p = d->sibling;
+	forget(d);
+}
+
+/* The dentry of a path such as "gcov/build/lib/sort.gcda", or NULL. */
+static struct dentry *lookup(const char *path)
+{
+	struct dentry *d = &debugfs_root;
+
+	while (d && *path) {
+		size_t len = strcspn(path, "/");
+
+		d = child(d, path, len);
+		path += len + (path[len] == '/');
+	}
+	return d;
+}
+
+/* --- the VFS: what a process's system calls do with the handlers ------- */
+
+struct hfile {
+	struct dentry *d;
+	struct file f;
+};
+
+static void after(const char *what)
+{
+	char why[120];
+
+	if (harness_mutexes_held) {
+		snprintf(why, sizeof(why), "a mutex (gcov_lock) is still held when %s() returns",
+			 what);
+		harness_fail(why);
+	}
+	fop_todo = 0;
+}
+
+static int vfs_open(struct hfile *hf, const char *path, unsigned int mode)
+{
+	int err = 0;
+
+	memset(hf, 0, sizeof(*hf));
+	hf->d = lookup(path);
+	if (!hf->d)
+		return -ENOENT;
+	hf->f.f_mode = mode;
+	if (hf->d->fops && hf->d->fops->open) {
+		fop_todo = 1;
+		err = hf->d->fops->open(&hf->d->inode, &hf->f);
+		after("open");
+	}
+	return err;
+}
+
+static ssize_t vfs_read(struct hfile *hf, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!hf->d->fops->read)
+		return -EINVAL;
+	fop_todo = 2;
+	n = hf->d->fops->read(&hf->f, buf, len, &hf->f.f_pos);
+	after("read");
+	return n;
+}
+
+static ssize_t vfs_write(struct hfile *hf, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	fop_todo = 3;
+	n = hf->d->fops->write(&hf->f, buf, len, &hf->f.f_pos);
+	after("write");
+	return n;
+}
+
+static loff_t vfs_llseek(struct hfile *hf, loff_t offset)
+{
+	loff_t pos;
+
+	fop_todo = 2;
+	pos = hf->d->fops->llseek(&hf->f, offset, 0);
+	after("llseek");
+	return pos;
+}
+
+static void vfs_close(struct hfile *hf)
+{
+	if (hf->d->fops && hf->d->fops->release) {
+		fop_todo = 1;
+		hf->d->fops->release(&hf->d->inode, &hf->f);
+		after("release");
+	}
+}
+
+/* What reading a file gave: an error, or its bytes. */
+struct got {
+	long err;
+	bool endless;
+	size_t len;
+	unsigned char data[2 * IMAGE];
+};
+
+static void read_rest(struct hfile *hf, size_t chunk, struct got *g)
+{
+	char buf[4096];
+	int calls;
+
+	for (calls = 0; ; calls++) {
+		ssize_t n = vfs_read(hf, buf, chunk);
+
+		if (n < 0) {
+			g->err = n;
+			return;
+		}
+		if (!n)
+			return;
+		if ((size_t)n > chunk || g->len + n > sizeof(g->data) ||
+		    calls > 2 * IMAGE) {
+			g->endless = true;
+			return;
+		}
+		memcpy(g->data + g->len, buf, n);
+		g->len += n;
+	}
+}
+
+static void get(const char *path, size_t chunk, struct got *g)
+{
+	struct hfile hf;
+
+	memset(g, 0, sizeof(*g));
+	g->err = vfs_open(&hf, path, FMODE_READ);
+	if (g->err)
+		return;
+	read_rest(&hf, chunk, g);
+	vfs_close(&hf);
+}
+
+/* NULL and the runs the image holds, or why it is no image of @checksum. */
+static const char *decode(const struct got *g, unsigned int checksum,
+			  long long *runs)
+{
+	static char why[200];
+	u32 w[IMAGE / 4];
+	int i;
+
+	if (g->len != IMAGE) {
+		snprintf(why, sizeof(why), "%zu bytes came back, want %d (the whole image, once)",
+			 g->len, IMAGE);
+		return why;
+	}
+	memcpy(w, g->data, IMAGE);
+	if (w[0] != GCOV_DATA_MAGIC || w[1] != GCC_12_2) {
+		snprintf(why, sizeof(why), "the bytes are not an image (header %08x %08x)",
+			 w[0], w[1]);
+		return why;
+	}
+	if (w[2] != checksum) {
+		snprintf(why, sizeof(why), "the image is of another object (checksum %08x, want %08x)",
+			 w[2], checksum);
+		return why;
+	}
+	*runs = w[3] | (u64)w[4] << 32;
+	for (i = 1; i < NCOUNT; i++) {
+		long long v = w[3 + 2 * i] | (u64)w[4 + 2 * i] << 32;
+
+		if (v != *runs * (i + 1)) {
+			snprintf(why, sizeof(why), "counter %d is %lld where counter 0 is %lld: the bytes are not one image",
+				 i, v, *runs);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+static void expect(const char *key, const char *path, unsigned int checksum,
+		   long long runs, size_t chunk)
+{
+	const char *why;
+	long long got = 0;
+	struct got g;
+
+	get(path, chunk, &g);
+	if (g.err) {
+		obs(key, false, "open(\"%s\") and read() failed with %ld (%s)", path,
+		    g.err, g.err == -ENOENT ? "ENOENT" : g.err == -ENOMEM ? "ENOMEM" : "?");
+		return;
+	}
+	if (g.endless) {
+		obs(key, false, "%s, read in %zu-byte chunks, never ends: read() returned more than asked, or more than the image (%d bytes) in all",
+		    path, chunk, IMAGE);
+		return;
+	}
+	why = decode(&g, checksum, &got);
+	if (why)
+		obs(key, false, "%s, read in %zu-byte chunks: %s", path, chunk, why);
+	else
+		obs(key, got == runs, "%s holds the counters of %lld runs, want %lld",
+		    path, got, runs);
+}
+
+static void expect_gone(const char *key, const char *path)
+{
+	obs(key, !lookup(path), "%s is still in debugfs", path);
+}
+
+static void write_to(const char *key, const char *path, long want)
+{
+	struct hfile hf;
+	ssize_t n;
+	int err;
+
+	err = vfs_open(&hf, path, FMODE_WRITE);
+	if (err) {
+		obs(key, false, "open(\"%s\", O_WRONLY) failed with %d", path, err);
+		return;
+	}
+	n = vfs_write(&hf, "1", 1);
+	vfs_close(&hf);
+	obs(key, n == want, "write() to %s returned %zd, want %ld", path, n, want);
+}
+
+/* --- modules: their data lives in memory that unloading frees ---------- */
+
+struct obj {
+	const char *name;
+	unsigned int checksum;
+};
+
+struct fake_module {
+	struct module mod;
+	int n;
+	struct gcov_info objs[2];
+	char names[2][64];
+};
+
+static void event(struct fake_module *m, unsigned long ev)
+{
+	if (harness_module_notifier)
+		harness_module_notifier->notifier_call(harness_module_notifier, ev,
+						       &m->mod);
+}
+
+static struct fake_module *load(const char *name, const struct obj *objs, int n)
+{
+	struct fake_module *m = calloc(1, sizeof(*m));
+	int i;
+
+	strcpy(m->mod.name, name);
+	m->mod.base = (unsigned long)m;
+	m->mod.size = sizeof(*m);
+	m->n = n;
+	event(m, MODULE_STATE_COMING);
+	for (i = 0; i < n; i++) {
+		strcpy(m->names[i], objs[i].name);
+		m->objs[i].version = GCC_12_2;
+		m->objs[i].checksum = objs[i].checksum;
+		m->objs[i].filename = m->names[i];
+		__gcov_init(&m->objs[i]);
+	}
+	event(m, MODULE_STATE_LIVE);
+	return m;
+}
+
+/* Separate, so that AddressSanitizer's report names it as the freer. */
+static void __attribute__((noinline)) module_memory_free(struct fake_module *m)
+{
+	free(m);
+}
+
+static void unload(struct fake_module *m)
+{
+	event(m, MODULE_STATE_GOING);
+	module_memory_free(m);
+}
+
+/* --- the run ------------------------------------------------------------ */
+
+#define SCHED "gcov/build/kernel/sched.gcda"
+#define SORT "gcov/build/lib/sort.gcda"
+#define DRV "gcov/build/drivers/drv/drv.gcda"
+#define SHARED "gcov/build/lib/shared/shared.gcda"
+#define OTHER "gcov/build/drivers/other/other.gcda"
+#define THIRD "gcov/build/drivers/third.gcda"
+#define C_SCHED 0x5c4ed001U
+#define C_SORT 0x50470002U
+#define C_DRV 0xd0000003U
+#define C_DRV2 0xd0000013U
+#define C_SHARED 0x54a2e004U
+#define C_OTHER 0x07e40005U
+#define C_THIRD 0x7e1d0006U
+
+static struct gcov_info sched = { GCC_12_2, C_SCHED, "/build/kernel/sched.gcda" };
+static struct gcov_info sort = { GCC_12_2, C_SORT, "/build/lib/./sort.gcda" };
+
+static const struct obj drv_objs[] = {
+	{ "/build/drivers/drv/drv.gcda", C_DRV },
+	{ "/build/lib/shared/shared.gcda", C_SHARED },
+};
+
+static const struct obj drv2_objs[] = {
+	{ "/build/drivers/drv/drv.gcda", C_DRV2 },	/* rebuilt, changed */
+	{ "/build/lib/shared/shared.gcda", C_SHARED },
+};
+
+static const struct obj other_objs[] = {
+	{ "/build/drivers/other/other.gcda", C_OTHER },
+	{ "/build/lib/shared/shared.gcda", C_SHARED },
+};
+
+static const struct obj third_objs[] = {
+	{ "/build/drivers/third.gcda", C_THIRD },
+};
+
+static long boot(const char *persist)
+{
+	begin("boot", 0);
+	if (persist)
+		harness_setup((char *)persist);
+	__gcov_init(&sched);
+	__gcov_init(&sort);
+	harness_core_initcall();
+	harness_fs_initcall();
+	harness_late_initcall();
+	obs("tree", lookup("gcov/reset") && lookup(SCHED) && lookup(SORT),
+	    "after boot, want gcov/reset, %s and %s in debugfs", SCHED, SORT);
+	return harness_allocated;
+}
+
+static void reads(void)
+{
+	static const size_t chunks[] = { 1, 7, 100 };
+	struct hfile hf;
+	struct got g;
+	char buf[8];
+	size_t i;
+	int err;
+
+	begin("read a file", 2);
+	work(&sched, 3);
+	err = vfs_open(&hf, SCHED, FMODE_READ);
+	obs("open", !err, "open(\"%s\") for reading failed with %d", SCHED, err);
+	if (!err)
+		vfs_close(&hf);
+	expect("read-whole", SCHED, C_SCHED, 3, 4096);
+	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++)
+		expect("read-chunks", SCHED, C_SCHED, 3, chunks[i]);
+	if (vfs_open(&hf, SCHED, FMODE_READ))
+		return;
+	memset(&g, 0, sizeof(g));
+	if (vfs_llseek(&hf, 12) == 12 && vfs_read(&hf, buf, 8) == 8) {
+		long long v;
+
+		memcpy(&v, buf, 8);
+		obs("seek", v == 3, "after lseek(fd, 12, SEEK_SET), read() gave %lld, want 3 (counter 0)",
+		    v);
+	} else {
+		obs("seek", false, "lseek(fd, 12, SEEK_SET) and an 8-byte read() did not give 8 bytes");
+	}
+	vfs_close(&hf);
+}
+
+static void image_at_open(void)
+{
+	struct hfile a;
+	struct got g;
+	long long runs = 0;
+	const char *why;
+
+	begin("the image is made at open", 1);
+	if (vfs_open(&a, SCHED, FMODE_READ)) {
+		obs("image-at-open", false, "open(\"%s\") failed", SCHED);
+		return;
+	}
+	work(&sched, 2);	/* after the open: this reader must not see it */
+	memset(&g, 0, sizeof(g));
+	read_rest(&a, 4096, &g);
+	vfs_close(&a);
+	why = g.err ? "read() failed" : g.endless ? "read() never ended" :
+	      decode(&g, C_SCHED, &runs);
+	obs("image-at-open", !why && runs == 3,
+	    "a file opened before 2 more runs must read as 3 runs (the image of the moment of open()): %s%lld runs",
+	    why ? why : "it read ", why ? 0LL : runs);
+	expect("image-at-open", SCHED, C_SCHED, 5, 4096);
+}
+
+static void open_nomem(void)
+{
+	long before = harness_allocated;
+	struct hfile hf;
+	int err;
+
+	begin("an open that cannot allocate", 1);
+	harness_failing_allocs = 1;
+	err = vfs_open(&hf, SCHED, FMODE_READ);
+	harness_failing_allocs = 0;
+	if (!err)
+		vfs_close(&hf);
+	obs("open-nomem", err == -ENOMEM && harness_allocated == before,
+	    "with kvmalloc() failing, open() returned %d (want %d, -ENOMEM) and allocations went from %ld to %ld",
+	    err, -ENOMEM, before, harness_allocated);
+}
+
+static void open_close(void)
+{
+	long before = harness_allocated;
+	struct hfile hf;
+	int i, err = 0;
+
+	begin("open and close", 1);
+	for (i = 0; i < 3 && !err; i++) {
+		err = vfs_open(&hf, SCHED, FMODE_READ);
+		if (!err)
+			vfs_close(&hf);
+	}
+	obs("close-balance", !err && harness_allocated == before,
+	    "three open() and close() of %s: %s; allocations went from %ld to %ld (each open keeps its memory and a reference to the file, close() gives both back)",
+	    SCHED, err ? "an open failed" : "all opened", before, harness_allocated);
+}
+
+static void resets(void)
+{
+	begin("write to a file", 3);
+	work(&sched, 4);
+	work(&sort, 2);
+	write_to("write-resets", SCHED, 1);
+	expect("write-resets", SCHED, C_SCHED, 0, 4096);
+	expect("write-resets", SORT, C_SORT, 2, 4096);
+
+	begin("write to gcov/reset", 3);
+	work(&sched, 1);
+	write_to("reset-all", "gcov/reset", 1);
+	expect("reset-all", SCHED, C_SCHED, 0, 4096);
+	expect("reset-all", SORT, C_SORT, 0, 4096);
+}
+
+static long long counts_of(const struct gcov_info *info)
+{
+	return info->counts[0];
+}
+
+static void modules(void)
+{
+	struct fake_module *drv, *other, *third;
+	struct hfile a;
+	struct got g;
+	long long runs = 0;
+	const char *why;
+
+	begin("load two modules that share an object", 1);
+	drv = load("drv", drv_objs, 2);
+	other = load("other", other_objs, 2);
+	work(&drv->objs[0], 2);
+	work(&drv->objs[1], 1);
+	work(&other->objs[0], 5);
+	work(&other->objs[1], 4);
+	expect("sum", SHARED, C_SHARED, 5, 4096);
+	expect("sum", DRV, C_DRV, 2, 4096);
+
+	begin("write to the shared object's file", 3);
+	write_to("reset-copies", SHARED, 1);
+	obs("reset-copies", !counts_of(&drv->objs[1]) && !counts_of(&other->objs[1]),
+	    "after a write to %s, module drv's copy holds %lld runs and module other's %lld: want 0 in both",
+	    SHARED, counts_of(&drv->objs[1]), counts_of(&other->objs[1]));
+	work(&drv->objs[1], 2);
+	work(&other->objs[1], 3);
+
+	begin("unload other", 4);
+	unload(other);
+	expect("ghost", OTHER, C_OTHER, 5, 4096);
+	expect("ghost-sum", SHARED, C_SHARED, 5, 4096);
+
+	begin("unload drv", 4);
+	unload(drv);
+	expect("ghost", DRV, C_DRV, 2, 4096);
+	expect("ghost-sum", SHARED, C_SHARED, 5, 4096);
+
+	begin("load drv again", 5);
+	drv = load("drv", drv_objs, 2);
+	expect("revive", DRV, C_DRV, 2, 4096);
+	expect("revive", SHARED, C_SHARED, 5, 4096);
+	work(&drv->objs[0], 1);
+	expect("revive", DRV, C_DRV, 3, 4096);
+
+	begin("write to a ghost's file", 3);
+	write_to("discard", OTHER, 1);
+	expect_gone("discard", OTHER);
+	expect_gone("discard", "gcov/build/drivers/other");
+
+	begin("load a changed drv", 5);
+	unload(drv);
+	drv = load("drv", drv2_objs, 2);
+	expect("changed", DRV, C_DRV2, 0, 4096);
+	expect("revive", SHARED, C_SHARED, 5, 4096);
+
+	begin("a reader while the file goes", 1);
+	unload(drv);
+	third = load("third", third_objs, 1);
+	work(&third->objs[0], 6);
+	unload(third);
+	if (vfs_open(&a, THIRD, FMODE_READ)) {
+		obs("reader-survives", false, "open(\"%s\") of a ghost's file failed", THIRD);
+		return;
+	}
+	write_to("reader-survives", THIRD, 1);	/* discards: the file goes */
+	memset(&g, 0, sizeof(g));
+	read_rest(&a, 4096, &g);
+	why = g.err ? "read() failed" : g.endless ? "read() never ended" :
+	      decode(&g, C_THIRD, &runs);
+	obs("reader-survives", !why && runs == 6,
+	    "a reader that opened %s before the file went must still read its image (6 runs): %s%lld runs",
+	    THIRD, why ? why : "it read ", why ? 0LL : runs);
+	obs("write-removed", vfs_write(&a, "1", 1) == -ENOENT,
+	    "a write() through a file opened before the file went must fail with ENOENT");
+	vfs_close(&a);
+}
+
+static void no_persist(void)
+{
+	struct fake_module *drv;
+	struct hfile a;
+	struct got g;
+	long long runs = 0;
+	const char *why;
+
+	begin("unload drv without persistence", 1);
+	drv = load("drv", drv_objs, 2);
+	work(&drv->objs[0], 4);
+	if (vfs_open(&a, DRV, FMODE_READ)) {
+		obs("p0-reader", false, "open(\"%s\") failed", DRV);
+		unload(drv);
+		return;
+	}
+	unload(drv);
+	expect_gone("p0-gone", DRV);
+	memset(&g, 0, sizeof(g));
+	read_rest(&a, 4096, &g);
+	vfs_close(&a);
+	why = g.err ? "read() failed" : g.endless ? "read() never ended" :
+	      decode(&g, C_DRV, &runs);
+	obs("p0-reader", !why && runs == 4,
+	    "a reader that opened %s before its module went must still read its image (4 runs): %s%lld runs",
+	    DRV, why ? why : "it read ", why ? 0LL : runs);
+
+	begin("load drv again without persistence", 0);
+	drv = load("drv", drv_objs, 2);
+	expect("p0-fresh", DRV, C_DRV, 0, 4096);
+	unload(drv);
+}
+
+int main(int argc, char **argv)
+{
+	const char *persist = argc > 1 ? argv[1] : NULL;
+	long booted;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	booted = boot(persist);
+	if (persist && !strcmp(persist, "0")) {
+		no_persist();
+		begin("end", 0);
+		obs("p0-no-leak", harness_allocated == booted,
+		    "allocations: %ld after boot, %ld once every module is gone (each unload must free what it kept)",
+		    booted, harness_allocated);
+	} else {
+		reads();
+		image_at_open();
+		open_nomem();
+		open_close();
+		resets();
+		modules();
+		begin("end", 3);
+		write_to("no-leak", "gcov/reset", 1);
+		obs("no-leak", harness_allocated == booted,
+		    "allocations: %ld after boot, %ld once every module is gone and gcov/reset was written (its ghosts freed)",
+		    booted, harness_allocated);
+	}
+	printf("H: done\n");
+	return 0;
+}
