@@ -38,6 +38,12 @@ Usage:
   tools/pagerun.py --capture N ...  run it and rewrite its captures
   tools/pagerun.py --list N         print the steps without running them
   tools/pagerun.py --capture --all  every lab, in course order (make captures)
+  tools/pagerun.py --cold --all     every lab from an empty work directory (a
+                                    new one under /tmp, or GCOVLAB_WORK if it is
+                                    empty), checked against the captures; each
+                                    lab's time is recorded as its cold one: the
+                                    time of a student who does the course in
+                                    order on a new machine (the captures stay)
 """
 
 import argparse
@@ -642,7 +648,8 @@ def main(argv=None):
     ap.add_argument("--capture", action="store_true",
                     help="rewrite the captures the page includes and its time")
     ap.add_argument("--cold", action="store_true",
-                    help="with --capture: record the time as the cold one")
+                    help="run from an empty work directory and record each lab's time as "
+                    "its cold one (the captures are compared, not rewritten)")
     ap.add_argument("--list", action="store_true", help="print the steps only")
     ap.add_argument("--keep", metavar="DIR", help="keep the run's files in DIR")
     ap.add_argument("--blocks", type=int, metavar="K",
@@ -652,6 +659,17 @@ def main(argv=None):
         args.labs = sorted(labs())
     if not args.labs:
         ap.error("name a lab (N) or --all")
+    if args.cold and args.capture:
+        ap.error("--cold records times only: the captures are taken warm (--capture)")
+    if args.cold:
+        work = os.environ.get("GCOVLAB_WORK")
+        if work and os.path.exists(work) and os.listdir(work):
+            ap.error("--cold: GCOVLAB_WORK=%s is not empty; name an empty directory, or "
+                     "leave GCOVLAB_WORK unset for a new one under /tmp" % work)
+        if not work:
+            os.environ["GCOVLAB_WORK"] = tempfile.mkdtemp(prefix="gcovlab-cold.")
+        print("pagerun: cold run: work directory %s (delete it afterwards)" %
+              os.environ["GCOVLAB_WORK"], file=sys.stderr)
     failed = 0
     for number in args.labs:
         try:
@@ -670,7 +688,7 @@ def main(argv=None):
             "%d problem(s)" % len(result.problems) if result.problems else "all steps as the page says"))
         for p in result.problems:
             print("  - " + p)
-        if args.capture and not result.problems and args.blocks is None:
+        if (args.capture or args.cold) and not result.problems and args.blocks is None:
             record_time(number, result.seconds, "cold" if args.cold else "warm")
         failed += bool(result.problems)
     return 1 if failed else 0
