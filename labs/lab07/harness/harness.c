@@ -63,6 +63,24 @@ static void obs(const char *key, bool ok, const char *fmt, ...)
 	putchar('\n');
 }
 
+/* An error number as a reader knows it. */
+static const char *errname(long err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "-ENOENT";
+	case -ENOMEM:
+		return "-ENOMEM";
+	case -EINVAL:
+		return "-EINVAL";
+	case -EEXIST:
+		return "-EEXIST";
+	case 0:
+		return "0";
+	}
+	return "an error number the series never returns";
+}
+
 static void begin(const char *name, int todo)
 {
 	step = name;
@@ -421,7 +439,7 @@ static void expect(const char *key, const char *path, unsigned int checksum,
 	get(path, chunk, &g);
 	if (g.err) {
 		obs(key, false, "open(\"%s\") and read() failed with %ld (%s)", path,
-		    g.err, g.err == -ENOENT ? "ENOENT" : g.err == -ENOMEM ? "ENOMEM" : "?");
+		    g.err, errname(g.err));
 		return;
 	}
 	if (g.endless) {
@@ -450,7 +468,8 @@ static void write_to(const char *key, const char *path, long want)
 
 	err = vfs_open(&hf, path, FMODE_WRITE);
 	if (err) {
-		obs(key, false, "open(\"%s\", O_WRONLY) failed with %d", path, err);
+		obs(key, false, "open(\"%s\", O_WRONLY) failed with %d (%s)", path, err,
+		    errname(err));
 		return;
 	}
 	n = vfs_write(&hf, "1", 1);
@@ -577,7 +596,8 @@ static void reads(void)
 	begin("read a file", 2);
 	work(&sched, 3);
 	err = vfs_open(&hf, SCHED, FMODE_READ);
-	obs("open", !err, "open(\"%s\") for reading failed with %d", SCHED, err);
+	obs("open", !err, "open(\"%s\") for reading failed with %d (%s)", SCHED, err,
+	    errname(err));
 	if (!err)
 		vfs_close(&hf);
 	expect("read-whole", SCHED, C_SCHED, 3, 4096);
@@ -635,8 +655,8 @@ static void open_nomem(void)
 	if (!err)
 		vfs_close(&hf);
 	obs("open-nomem", err == -ENOMEM && harness_allocated == before,
-	    "with kvmalloc() failing, open() returned %d (want %d, -ENOMEM) and allocations went from %ld to %ld",
-	    err, -ENOMEM, before, harness_allocated);
+	    "with kvmalloc() failing, open() returned %d (%s; want -ENOMEM) and allocations went from %ld to %ld",
+	    err, errname(err), before, harness_allocated);
 }
 
 static void open_close(void)
