@@ -455,6 +455,25 @@ static void expect(const char *key, const char *path, unsigned int checksum,
 		    path, got, runs);
 }
 
+/* Reads the rest of the open file @hf: what @what must hold, @runs runs. */
+static void expect_open(const char *key, struct hfile *hf, unsigned int checksum,
+			long long runs, const char *what)
+{
+	static struct got g;
+	long long got = 0;
+	const char *why;
+
+	memset(&g, 0, sizeof(g));
+	read_rest(hf, 4096, &g);
+	why = g.err ? "read() failed" : g.endless ? "read() never ended" :
+	      decode(&g, checksum, &got);
+	if (why)
+		obs(key, false, "%s must read as %lld runs: %s", what, runs, why);
+	else
+		obs(key, got == runs, "%s must read as %lld runs: it read %lld", what, runs,
+		    got);
+}
+
 static void expect_gone(const char *key, const char *path)
 {
 	obs(key, !lookup(path), "%s is still in debugfs", path);
@@ -621,9 +640,6 @@ static void reads(void)
 static void image_at_open(void)
 {
 	struct hfile a;
-	struct got g;
-	long long runs = 0;
-	const char *why;
 
 	begin("the image is made at open", 1);
 	if (vfs_open(&a, SCHED, FMODE_READ)) {
@@ -631,14 +647,9 @@ static void image_at_open(void)
 		return;
 	}
 	work(&sched, 2);	/* after the open: this reader must not see it */
-	memset(&g, 0, sizeof(g));
-	read_rest(&a, 4096, &g);
+	expect_open("image-at-open", &a, C_SCHED, 3,
+		    "a file opened before 2 more runs (the image of the moment of open())");
 	vfs_close(&a);
-	why = g.err ? "read() failed" : g.endless ? "read() never ended" :
-	      decode(&g, C_SCHED, &runs);
-	obs("image-at-open", !why && runs == 3,
-	    "a file opened before 2 more runs must read as 3 runs (the image of the moment of open()): %s%lld runs",
-	    why ? why : "it read ", why ? 0LL : runs);
 	expect("image-at-open", SCHED, C_SCHED, 5, 4096);
 }
 
@@ -701,9 +712,6 @@ static void modules(void)
 {
 	struct fake_module *drv, *other, *third;
 	struct hfile a;
-	struct got g;
-	long long runs = 0;
-	const char *why;
 
 	begin("load two modules that share an object", 1);
 	drv = load("drv", drv_objs, 2);
@@ -761,13 +769,8 @@ static void modules(void)
 		return;
 	}
 	write_to("reader-survives", THIRD, 1);	/* discards: the file goes */
-	memset(&g, 0, sizeof(g));
-	read_rest(&a, 4096, &g);
-	why = g.err ? "read() failed" : g.endless ? "read() never ended" :
-	      decode(&g, C_THIRD, &runs);
-	obs("reader-survives", !why && runs == 6,
-	    "a reader that opened %s before the file went must still read its image (6 runs): %s%lld runs",
-	    THIRD, why ? why : "it read ", why ? 0LL : runs);
+	expect_open("reader-survives", &a, C_THIRD, 6,
+		    "a reader that opened " THIRD " before the file went");
 	obs("write-removed", vfs_write(&a, "1", 1) == -ENOENT,
 	    "a write() through a file opened before the file went must fail with ENOENT");
 	vfs_close(&a);
@@ -777,9 +780,6 @@ static void no_persist(void)
 {
 	struct fake_module *drv;
 	struct hfile a;
-	struct got g;
-	long long runs = 0;
-	const char *why;
 
 	begin("unload drv without persistence", 1);
 	drv = load("drv", drv_objs, 2);
@@ -791,14 +791,9 @@ static void no_persist(void)
 	}
 	unload(drv);
 	expect_gone("p0-gone", DRV);
-	memset(&g, 0, sizeof(g));
-	read_rest(&a, 4096, &g);
+	expect_open("p0-reader", &a, C_DRV, 4,
+		    "a reader that opened " DRV " before its module went");
 	vfs_close(&a);
-	why = g.err ? "read() failed" : g.endless ? "read() never ended" :
-	      decode(&g, C_DRV, &runs);
-	obs("p0-reader", !why && runs == 4,
-	    "a reader that opened %s before its module went must still read its image (4 runs): %s%lld runs",
-	    DRV, why ? why : "it read ", why ? 0LL : runs);
 
 	begin("load drv again without persistence", 0);
 	drv = load("drv", drv_objs, 2);
