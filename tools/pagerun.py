@@ -305,6 +305,11 @@ NOISE = re.compile(r"^\[ *\d+\.\d+\] (?:input: |random: |clocksource: |tsc: |"
 MASKS = [
     # uname: the kernel's build count (.version) grows with every build
     (re.compile(r"(Linux \S+ \d+\.\d+\.\d+\S* )#\d+ "), r"\1#<n> "),
+    # ls -l of a symbolic link: its size is the length of the path it
+    # names, which holds the work directory's (another user's HOME)
+    (re.compile(r"^(l[rwx-]{9} +\d+ +\S+ +\S+) +\d+ "), r"\1 <n> "),
+    # a tree made just now names its branch; one that was ready does not
+    (re.compile(r"^(gcovlab: kernel tree ready: Linux \S+ at \S+)(?:,| \().*$"), r"\1"),
     # ls -l: the date and time of a file
     (re.compile(r"\b[A-Z][a-z]{2} [ \d]\d (?:\d\d:\d\d| \d{4}) "), "<date> "),
     # a branch just made names its patches; one that existed does not
