@@ -129,7 +129,10 @@ class LabTime(Generated):
                 "(``tools/pagerun.py`` ran this page in %d s on %s, on the machine of "
                 ":doc:`/docs/setup`)" % (minutes(warm), warm, t.get("warm_date", "?")))
         if t.get("cold"):
-            text += "; %s from an empty work directory" % minutes(t["cold"])
+            text += ("; %s the first time, on a new machine, with the earlier labs "
+                     "done (``tools/pagerun.py --cold --all`` from an empty work "
+                     "directory, %s): the kernels it builds for the first time" % (
+                         minutes(t["cold"]), t.get("cold_date", "?")))
         else:
             text += ("; each kernel the lab builds for the first time adds 3 to 6 "
                      "minutes (the build's own progress lines say so)")
@@ -167,6 +170,7 @@ class WorkshopAgenda(Generated):
             n = lab["number"]
             self.state.document.settings.env.note_dependency(exercise_path(n))
             t = times.get(str(n), {}).get("warm")
+            cold = times.get(str(n), {}).get("cold")
             ex = load_exercise(n)
             if ex:
                 how = ex.get("measured")
@@ -182,11 +186,16 @@ class WorkshopAgenda(Generated):
             slot = int(-(-slot // 15) * 15)
             total += slot
             out += ["   * - :doc:`Lab %d: %s </%s>`" % (n, lab["title"], docname(lab)),
-                    "     - %s" % (minutes(t) if t else "not measured"),
+                    "     - %s%s" % (minutes(t) if t else "not measured",
+                                   " (%s the first time, on a new machine)" % minutes(cold)
+                                   if cold else ""),
                     "     - %s" % exercise,
                     "     - %d min" % slot]
-        out += ["   * - **all labs**", "     - %s" % minutes(sum(
-                    v.get("warm", 0) for v in times.values())), "     -",
+        cold = [v.get("cold") for v in times.values()]
+        out += ["   * - **all labs**", "     - %s%s" % (minutes(sum(
+                    v.get("warm", 0) for v in times.values())),
+                    " (%s the first time)" % minutes(sum(cold)) if all(cold) else ""),
+                "     -",
                 "     - %d h %02d min" % (total // 60, total % 60)]
         return out
 
