@@ -30,6 +30,11 @@ line before a console block:
                            compare the capture with every number masked
   .. runner: unordered     lines come in any order (two CPUs print):
                            compare the capture's lines sorted
+  .. runner: race          what the output shows is decided by a race
+                           (which tasks a deadlock catches, how often each
+                           worker ran): the capture is shown, not
+                           compared; the exit status and the texts the
+                           prose cites still are
 
 The "Exercises" section and everything after it is not run.
 
@@ -107,6 +112,7 @@ class Block:
         self.timeout = DEFAULT_TIMEOUT
         self.digits = False         # numbers masked when comparing
         self.unordered = False      # lines compared sorted
+        self.race = False           # the capture is not compared
         self.cited = []             # (line, text) the prose says to look for
 
     def where(self):
@@ -139,7 +145,7 @@ def read_page(path):
                 break
             i += 2
             continue
-        m = re.match(r"^\.\. runner: (exit|skip|timeout|digits|unordered)\b\s*(.*)$", line)
+        m = re.match(r"^\.\. runner: (exit|skip|timeout|digits|unordered|race)\b\s*(.*)$", line)
         if m:
             key, value = m.groups()
             if key == "exit":
@@ -149,7 +155,7 @@ def read_page(path):
                 pending["exit"] = None if value == "any" else int(value)
             elif key == "timeout":
                 pending["timeout"] = int(value)
-            elif key in ("digits", "unordered"):
+            elif key in ("digits", "unordered", "race"):
                 pending[key] = True
             else:
                 pending["skip"] = value or "skipped"
@@ -163,6 +169,7 @@ def read_page(path):
             block.timeout = pending.get("timeout", DEFAULT_TIMEOUT)
             block.digits = pending.get("digits", False)
             block.unordered = pending.get("unordered", False)
+            block.race = pending.get("race", False)
             pending = {}
             i += 1
             body = []
@@ -606,7 +613,7 @@ def check_capture(block, output, result, capture):
             new = [re.sub(r"\d+", "<n>", s) for s in new]
         if block.unordered:
             old, new = sorted(old), sorted(new)
-        if old != new:
+        if old != new and not block.race:
             diff = difflib.unified_diff(old, new, lineterm="", n=2,
                                         fromfile=rel + " (committed)",
                                         tofile="printed now")

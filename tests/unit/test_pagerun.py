@@ -169,3 +169,23 @@ def test_unordered_compares_lines_in_any_order(tmp_path):
         block("printf 'b\\na\\n'", "b.txt")
     result = run(tmp_path, body, {"a.txt": "a\nb\n", "b.txt": "a\nb\n"})
     assert len(result.problems) == 1 and "b.txt" in result.problems[0]
+
+
+def test_race_shows_the_capture_without_comparing_it_but_checks_the_exit(tmp_path):
+    body = block("echo task 7 blocked", "a.txt", before=".. runner: race\n\n") + \
+        block("echo task 7 blocked", "b.txt") + \
+        block("echo other; false", "c.txt", before=".. runner: race\n\n")
+    result = run(tmp_path, body, {"a.txt": "sh blocked\n", "b.txt": "sh blocked\n",
+                                  "c.txt": "whatever\n"})
+    assert len(result.problems) == 2, result.problems
+    assert "b.txt" in result.problems[0] and "exit" in result.problems[1], result.problems
+
+
+def test_masks_a_link_s_size_and_the_tree_s_first_time_message():
+    cold = pagerun.mask("gcovlab: kernel tree ready: Linux 6.1.192 at ~/t, branch baseline\n"
+                        "lrwxrwxrwx 1 root root 90 Dec  5 01:02 a -> /sys/x\n")
+    warm = pagerun.mask("gcovlab: kernel tree ready: Linux 6.1.192 at ~/t (nothing to do)\n"
+                        "lrwxrwxrwx 1 root root 81 Dec  4 23:59 a -> /sys/x\n")
+    assert cold == warm
+    assert pagerun.mask("-rw------- 1 root root 90 Dec  5 01:02 a\n") != \
+        pagerun.mask("-rw------- 1 root root 81 Dec  5 01:02 a\n")
