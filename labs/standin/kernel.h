@@ -139,15 +139,26 @@ static inline int mutex_is_locked(struct mutex *m)
 #define GFP_KERNEL 0
 extern long harness_allocated;
 extern int harness_failing_allocs;
+/* Allocations to let through before the failing ones start. */
+extern int harness_allocs_before_failing;
+static inline bool harness_alloc_fails(void)
+{
+	if (harness_failing_allocs <= 0)
+		return false;
+	if (harness_allocs_before_failing > 0) {
+		harness_allocs_before_failing--;
+		return false;
+	}
+	harness_failing_allocs--;
+	return true;
+}
 static inline void *kzalloc(size_t size, int gfp)
 {
 	void *p;
 
 	(void)gfp;
-	if (harness_failing_allocs > 0) {
-		harness_failing_allocs--;
+	if (harness_alloc_fails())
 		return NULL;
-	}
 	p = calloc(1, size);
 	if (p)
 		harness_allocated++;
@@ -156,6 +167,7 @@ static inline void *kzalloc(size_t size, int gfp)
 #define kmalloc(size, gfp) kzalloc(size, gfp)
 #define kcalloc(n, size, gfp) kzalloc((n) * (size), gfp)
 #define kvmalloc(size, gfp) kzalloc(size, gfp)
+#define kvzalloc(size, gfp) kzalloc(size, gfp)
 static inline void kfree(const void *p)
 {
 	if (p)
@@ -169,10 +181,8 @@ static inline void *krealloc_array(void *p, size_t n, size_t size, int gfp)
 	void *q;
 
 	(void)gfp;
-	if (harness_failing_allocs > 0) {
-		harness_failing_allocs--;
+	if (harness_alloc_fails())
 		return NULL;
-	}
 	q = realloc(p, n * size);
 	if (q && !p)
 		harness_allocated++;
@@ -289,6 +299,11 @@ static inline int register_module_notifier(struct notifier_block *nb)
 	return 0;
 }
 
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define min_t(type, a, b) min((type)(a), (type)(b))
+#define max_t(type, a, b) max((type)(a), (type)(b))
+
 /* Files: what a file_operations handler is given. */
 #define __user
 #define THIS_MODULE NULL
@@ -313,6 +328,13 @@ struct file_operations {
 	loff_t (*llseek)(struct file *file, loff_t offset, int whence);
 	int (*release)(struct inode *inode, struct file *file);
 };
+/* The harness's "user" buffers are plain memory: nothing fails. */
+static inline unsigned long copy_to_user(void __user *to, const void *from,
+					 unsigned long n)
+{
+	memcpy(to, from, n);
+	return 0;
+}
 static inline ssize_t simple_read_from_buffer(void __user *to, size_t count,
 					      loff_t *ppos, const void *from,
 					      size_t available)

@@ -769,7 +769,8 @@ def run_host_program(prog, args=()):
     except subprocess.TimeoutExpired as e:
         return (e.stdout or b"").decode(errors="replace"), "timeout", "", ""
     err = proc.stderr.decode(errors="replace")
-    report = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", err)
+    report = re.search(r"SUMMARY: AddressSanitizer: ([\w-]+)", err) or \
+        re.search(r"ERROR: AddressSanitizer: (?:attempting )?([\w-]+)", err)
     return proc.stdout.decode(errors="replace"), proc.returncode, \
         report.group(1) if report else "", err
 
@@ -777,11 +778,16 @@ def run_host_program(prog, args=()):
 def compile_failure(errors, name, source):
     """The one Check of a file that does not compile."""
     first = re.search(re.escape(source) + r":(\d+):\d+: error", errors)
-    return Check(name, False, None, "\n".join(
-        ln for ln in errors.splitlines()
-        if "error" in ln or "undefined reference" in ln)[:1500] or errors[-1500:],
-        "the compiler's first error is at line %s of %s" % (first.group(1), source)
-        if first else "")
+    detail = "\n".join(ln for ln in errors.splitlines()
+                       if "error" in ln or "undefined reference" in ln)[:1500] or errors[-1500:]
+    if first:
+        detail = "the compiler's first error is at line %s of %s:\n%s" % (
+            first.group(1), source, detail)
+    if "implicit declaration of function" in errors:
+        detail += ("\n(a kernel function the check's stand-in kernel, labs/standin, may "
+                   "lack: if your code is right, use the one the series uses, or tell "
+                   "your instructor)")
+    return Check(name, False, None, detail)
 
 
 def steps5(out):
@@ -964,6 +970,8 @@ def check_lab5(src, harness):
 CHECKS7 = [
     ("gcov/ mirrors the build paths after boot, with a reset file", None, ["tree"], [], None),
     ("open() of a .gcda file for reading succeeds", 1, ["open"], [], None),
+    ("open() of a file that is going away fails with -ENOENT, and unlocks", 1,
+     ["open-removed"], [], None),
     ("read() gives the whole image, then 0, in reads of any size and from any position", 2,
      ["read-whole", "read-chunks", "seek"], ["open"], None),
     ("open() makes the image of the file's data: one copy, or the sum of its copies", 1,
@@ -972,7 +980,8 @@ CHECKS7 = [
      ["image-at-open", "p0-reader"], ["read"], None),
     ("an open() that cannot allocate fails with -ENOMEM and keeps nothing", 1,
      ["open-nomem"], ["read"], None),
-    ("each open() holds what close() gives back", 1, ["close-balance"], ["read"], None),
+    ("each open() holds what close() gives back", 1, ["close-balance", "open-leak"],
+     ["read"], None),
     ("writing to a .gcda file zeroes it, every loaded copy of it", 3,
      ["write-resets", "reset-copies"], ["read"], None),
     ("writing to gcov/reset zeroes every file", 3, ["reset-all"], ["read"], None),
@@ -980,13 +989,18 @@ CHECKS7 = [
      ["ghost", "ghost-sum"], ["read"], None),
     ("writing to a ghost's file discards the ghost, and the file goes", 3, ["discard"],
      ["ghost"], None),
+    ("writing to a file with a ghost beside a loaded copy zeroes the copy and drops the "
+     "ghost", 3, ["reset-ghost"], ["ghost"], None),
+    ("an unloaded copy that cannot be kept is dropped, with a warning", 4, ["ghost-nomem"],
+     ["ghost"], ("unload with no memory for a ghost", "warn: gcov: /build/drivers/lone.gcda: "
+                 "out of memory, counters of the unloaded copy dropped")),
     ("a reader keeps its image while the file goes", 1, ["reader-survives"], ["ghost"], None),
     ("a module loaded again continues from its saved counters", 5, ["revive"], ["ghost"],
-     ("load drv again", "gcov: /build/drivers/drv/drv.gcda: counters continue from the "
-      "unloaded copy")),
+     ("load drv again", "info: gcov: /build/drivers/drv/drv.gcda: counters continue from "
+      "the unloaded copy")),
     ("a changed module starts from zero, with a warning", 5, ["changed"], ["ghost"],
-     ("load a changed drv", "gcov: /build/drivers/drv/drv.gcda: changed since it was "
-      "unloaded, old counters dropped")),
+     ("load a changed drv", "warn: gcov: /build/drivers/drv/drv.gcda: changed since it "
+      "was unloaded, old counters dropped")),
     ("with gcov_persist=0 a module's file goes with it, and comes back empty", None,
      ["p0-gone", "p0-fresh"], ["read"], None),
     ("a write() through a file that went fails with ENOENT", None, ["write-removed"],
@@ -994,9 +1008,10 @@ CHECKS7 = [
     ("nothing is left allocated once every module and ghost is gone", None,
      ["no-leak", "p0-no-leak"], ["read"], None),
 ]
-# The short names CHECKS7's "needs" use: the check's place, and how a
-# failure's detail names it.
-NEEDS7 = {"open": 1, "read": 2, "ghost": 9}
+# The short names CHECKS7's "needs" use: an observation of the check
+# needed, and how a failure's detail names it.
+NEEDS7 = {n: next(k for k, c in enumerate(CHECKS7) if key in c[2])
+          for n, key in (("open", "open"), ("read", "read-whole"), ("ghost", "ghost"))}
 SAID7 = {"open": "open()", "read": "read()", "ghost": "the ghost"}
 # The TODO whose function a crash happened in (the first frame in fs.c).
 FUNCS7 = {"gcov_file_open": 1, "gcov_file_data": 1, "gcov_file_close": 1,
@@ -1015,6 +1030,13 @@ def crash_blame7(report):
         if "gcov_file_release_ref" in freed[1].split("previously allocated", 1)[0]:
             return 1, "the gcov_file was freed by its last kref_put(), while still in use: " \
                 "each open file must hold a reference of its own"
+        # memory freed in the student's code and used after: blame the free
+        for m in re.finditer(r"#\d+ 0x[0-9a-f]+ in (\w+) (\S+)",
+                             freed[1].split("previously allocated", 1)[0]):
+            if m.group(2).rsplit("/", 1)[-1].startswith("fs.c:") and m.group(1) in FUNCS7:
+                return FUNCS7[m.group(1)], "the memory was freed in %s() (%s), and used " \
+                    "after: a pointer to it was kept (set it to NULL when freeing)" % (
+                        m.group(1), m.group(2).rsplit("/", 1)[-1])
     for m in re.finditer(r"#\d+ 0x[0-9a-f]+ in (\w+) (\S+)", freed[0]):
         if m.group(2).rsplit("/", 1)[-1].startswith("fs.c:") and m.group(1) in FUNCS7:
             return FUNCS7[m.group(1)], "it happened in %s() (%s)" % (
@@ -1055,8 +1077,8 @@ def check_lab7(src, harness):
                 if m.group(1) not in seen or seen[m.group(1)] is None:
                     seen[m.group(1)] = None if m.group(2) == "ok" else m.group(3)
                 continue
-            if line.startswith(("info: ", "warn: ")):
-                said.setdefault(step, []).append(line.split(": ", 1)[1])
+            if line.startswith(("info: ", "warn: ", "err: ", "notice: ")):
+                said.setdefault(step, []).append(line)
         if "H: done" in out:
             continue
         fail = re.search(r"^H: FAIL (.*) \(step .*\) todo (\d+)$", out, re.M)
@@ -1090,8 +1112,10 @@ def check_lab7(src, harness):
         bad = [seen.get(k, "%s: not looked at, a step before it failed" % k)
                for k in keys if seen.get(k, "") is not None]
         if message and not bad and message[1] not in said.get(message[0], []):
-            bad = ["want the message '%s'; it printed: %s" % (
-                message[1], "; ".join(said.get(message[0], [])) or "nothing")]
+            level, text = message[1].split(": ", 1)
+            bad = ["want the message '%s' (%s, ending with \\n); it printed: %s" % (
+                text, "pr_warn()" if level == "warn" else "pr_info()",
+                "; ".join(said.get(message[0], [])) or "nothing")]
         results.append(Check(cname, not bad, todo, bad[0] if bad else ""))
     if stops:
         # the stop goes where the harness stopped judging

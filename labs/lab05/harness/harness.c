@@ -28,6 +28,7 @@ struct gcov_info {
 int harness_mutexes_held;
 long harness_allocated;
 int harness_failing_allocs;
+int harness_allocs_before_failing;
 struct notifier_block *harness_module_notifier;
 static const char *step = "start";
 

@@ -36,6 +36,7 @@ struct gcov_info {
 int harness_mutexes_held;
 long harness_allocated;
 int harness_failing_allocs;
+int harness_allocs_before_failing;
 struct notifier_block *harness_module_notifier;
 static const char *step = "start";
 static int step_todo;
@@ -90,6 +91,18 @@ static void begin(const char *name, int todo)
 
 /* --- the data format, made up: what fs.c calls through gcov.h ---------- */
 
+/* The counters change under gcov_lock only: reading them needs it too. */
+static void locked(const char *what)
+{
+	char why[160];
+
+	if (!gcov_lock.held) {
+		snprintf(why, sizeof(why), "%s() called without gcov_lock: a module may unload, or the counters change, meanwhile",
+			 what);
+		harness_fail(why);
+	}
+}
+
 const char *gcov_info_filename(const struct gcov_info *info)
 {
 	return info->filename;
@@ -107,6 +120,7 @@ bool gcov_info_same_object(const struct gcov_info *a, const struct gcov_info *b)
 
 void gcov_info_reset(struct gcov_info *info)
 {
+	locked("gcov_info_reset");
 	memset(info->counts, 0, sizeof(info->counts));
 }
 
@@ -114,6 +128,7 @@ void gcov_info_add(struct gcov_info *dst, const struct gcov_info *src)
 {
 	int i;
 
+	locked("gcov_info_add");
 	for (i = 0; i < NCOUNT; i++)
 		dst->counts[i] += src->counts[i];
 }
@@ -121,8 +136,10 @@ void gcov_info_add(struct gcov_info *dst, const struct gcov_info *src)
 struct gcov_info *gcov_info_dup(const struct gcov_info *info)
 {
 	size_t len = strlen(info->filename) + 1;
-	struct gcov_info *dup = kmalloc(sizeof(*dup) + len, GFP_KERNEL);
+	struct gcov_info *dup;
 
+	locked("gcov_info_dup");
+	dup = kmalloc(sizeof(*dup) + len, GFP_KERNEL);
 	if (!dup)
 		return NULL;
 	*dup = *info;
@@ -132,6 +149,8 @@ struct gcov_info *gcov_info_dup(const struct gcov_info *info)
 
 void gcov_info_free(struct gcov_info *info)
 {
+	if (!info)
+		harness_fail("gcov_info_free(NULL): the kernel's reads the object it frees, so NULL oopses");
 	kfree(info);
 }
 
@@ -140,6 +159,7 @@ size_t gcov_info_to_gcda(const struct gcov_info *info, void *buf, size_t size)
 	u32 w[IMAGE / 4];
 	int i;
 
+	locked("gcov_info_to_gcda");
 	w[0] = GCOV_DATA_MAGIC;
 	w[1] = info->version;
 	w[2] = info->checksum;
@@ -236,6 +256,8 @@ static void forget(struct dentry *d)
 		forget(c);
 }
 
+static void open_while_removed(struct dentry *d);
+
 /*
  * Removal waits for every ->open() of the file in progress; an ->open()
  * waits for gcov_lock: removing under gcov_lock can deadlock. The memory
@@ -251,6 +273,8 @@ void debugfs_remove(struct dentry *d)
 		harness_fail("debugfs_remove() called with gcov_lock held: it waits for the file's open(), which waits for gcov_lock");
 	if (d->removed)
 		harness_fail("debugfs_remove() of a dentry removed already");
+	if (d->fops && d->fops->open)
+		open_while_removed(d);
 	for (p = &d->parent->children; *p != d; p = &(*p)->sibling)
 		;
 	*p = d->sibling;
@@ -302,6 +326,8 @@ static int vfs_open(struct hfile *hf, const char *path, unsigned int mode)
 	if (hf->d->fops && hf->d->fops->open) {
 		fop_todo = 1;
 		err = hf->d->fops->open(&hf->d->inode, &hf->f);
+		if (!err && !hf->f.private_data && hf->d->inode.i_private)
+			harness_fail("open() returned 0 but set no file->private_data, which read(), write() and close() use (a write-only open needs its struct gcov_open too, of size 0)");
 		after("open");
 	}
 	return err;
@@ -311,20 +337,30 @@ static ssize_t vfs_read(struct hfile *hf, char *buf, size_t len)
 {
 	ssize_t n;
 
+	loff_t pos = hf->f.f_pos;
+
+	if (!(hf->f.f_mode & FMODE_READ))
+		return -EBADF;
 	if (!hf->d->fops->read)
 		return -EINVAL;
+	/* as read(2): the handler moves a copy of the position */
 	fop_todo = 2;
-	n = hf->d->fops->read(&hf->f, buf, len, &hf->f.f_pos);
+	n = hf->d->fops->read(&hf->f, buf, len, &pos);
 	after("read");
+	if (n >= 0)
+		hf->f.f_pos = pos;
 	return n;
 }
 
 static ssize_t vfs_write(struct hfile *hf, const char *buf, size_t len)
 {
+	loff_t pos = hf->f.f_pos;
 	ssize_t n;
 
+	if (!(hf->f.f_mode & FMODE_WRITE))
+		return -EBADF;
 	fop_todo = 3;
-	n = hf->d->fops->write(&hf->f, buf, len, &hf->f.f_pos);
+	n = hf->d->fops->write(&hf->f, buf, len, &pos);
 	after("write");
 	return n;
 }
@@ -346,6 +382,28 @@ static void vfs_close(struct hfile *hf)
 		hf->d->fops->release(&hf->d->inode, &hf->f);
 		after("release");
 	}
+}
+
+/*
+ * An open() that debugfs_remove() waits for: it began before the file was
+ * marked removed and got gcov_lock after. It must fail with -ENOENT.
+ * (gcov_tree_lock is held here: only gcov_lock is looked at.)
+ */
+static void open_while_removed(struct dentry *d)
+{
+	struct file f = { .f_mode = FMODE_READ };
+	int err;
+
+	fop_todo = 1;
+	err = d->fops->open(&d->inode, &f);
+	if (gcov_lock.held)
+		harness_fail("gcov_lock is still held when open() of a file that is going away returns");
+	if (!err && f.private_data)
+		d->fops->release(&d->inode, &f);
+	fop_todo = 0;
+	obs("open-removed", err == -ENOENT,
+	    "open() of %s, which was being removed, returned %d (%s): want -ENOENT",
+	    d->name, err, errname(err));
 }
 
 /* What reading a file gave: an error, or its bytes. */
@@ -432,11 +490,15 @@ static const char *decode(const struct got *g, unsigned int checksum,
 static void expect(const char *key, const char *path, unsigned int checksum,
 		   long long runs, size_t chunk)
 {
+	long before = harness_allocated;
 	const char *why;
 	long long got = 0;
 	struct got g;
 
 	get(path, chunk, &g);
+	obs("open-leak", harness_allocated == before,
+	    "open(), read() and close() of %s: allocations went from %ld to %ld (what open() allocates, close() frees; a sum made for the image is freed in open())",
+	    path, before, harness_allocated);
 	if (g.err) {
 		obs(key, false, "open(\"%s\") and read() failed with %ld (%s)", path,
 		    g.err, errname(g.err));
@@ -558,6 +620,8 @@ static void unload(struct fake_module *m)
 #define SHARED "gcov/build/lib/shared/shared.gcda"
 #define OTHER "gcov/build/drivers/other/other.gcda"
 #define THIRD "gcov/build/drivers/third.gcda"
+#define PAIR "gcov/build/pair/pair.gcda"
+#define LONE "gcov/build/drivers/lone.gcda"
 #define C_SCHED 0x5c4ed001U
 #define C_SORT 0x50470002U
 #define C_DRV 0xd0000003U
@@ -565,6 +629,8 @@ static void unload(struct fake_module *m)
 #define C_SHARED 0x54a2e004U
 #define C_OTHER 0x07e40005U
 #define C_THIRD 0x7e1d0006U
+#define C_PAIR 0x9a170007U
+#define C_LONE 0x10e00008U
 
 static struct gcov_info sched = { GCC_12_2, C_SCHED, "/build/kernel/sched.gcda" };
 static struct gcov_info sort = { GCC_12_2, C_SORT, "/build/lib/./sort.gcda" };
@@ -586,6 +652,14 @@ static const struct obj other_objs[] = {
 
 static const struct obj third_objs[] = {
 	{ "/build/drivers/third.gcda", C_THIRD },
+};
+
+static const struct obj pair_objs[] = {
+	{ "/build/pair/pair.gcda", C_PAIR },
+};
+
+static const struct obj lone_objs[] = {
+	{ "/build/drivers/lone.gcda", C_LONE },
 };
 
 static long boot(const char *persist)
@@ -670,6 +744,30 @@ static void open_nomem(void)
 	    err, errname(err), before, harness_allocated);
 }
 
+/* The sum of two copies is an allocation too: either may fail. */
+static void two_copies_nomem(void)
+{
+	int skip;
+
+	begin("an open of a two-copy file that cannot allocate", 1);
+	for (skip = 0; skip < 2; skip++) {
+		long before = harness_allocated;
+		struct hfile hf;
+		int err;
+
+		harness_allocs_before_failing = skip;
+		harness_failing_allocs = 1;
+		err = vfs_open(&hf, SHARED, FMODE_READ);
+		harness_failing_allocs = 0;
+		harness_allocs_before_failing = 0;
+		if (!err)
+			vfs_close(&hf);
+		obs("open-nomem", err == -ENOMEM && harness_allocated == before,
+		    "%s, two copies: with allocation %d of open() failing, it returned %d (%s; want -ENOMEM) and allocations went from %ld to %ld",
+		    SHARED, skip + 1, err, errname(err), before, harness_allocated);
+	}
+}
+
 static void open_close(void)
 {
 	long before = harness_allocated;
@@ -710,7 +808,7 @@ static long long counts_of(const struct gcov_info *info)
 
 static void modules(void)
 {
-	struct fake_module *drv, *other, *third;
+	struct fake_module *drv, *other, *third, *p1, *p2, *lone;
 	struct hfile a;
 
 	begin("load two modules that share an object", 1);
@@ -722,6 +820,7 @@ static void modules(void)
 	work(&other->objs[1], 4);
 	expect("sum", SHARED, C_SHARED, 5, 4096);
 	expect("sum", DRV, C_DRV, 2, 4096);
+	two_copies_nomem();
 
 	begin("write to the shared object's file", 3);
 	write_to("reset-copies", SHARED, 1);
@@ -759,12 +858,35 @@ static void modules(void)
 	expect("changed", DRV, C_DRV2, 0, 4096);
 	expect("revive", SHARED, C_SHARED, 5, 4096);
 
+	begin("write to a file with a ghost and a loaded copy", 3);
+	p1 = load("p1", pair_objs, 1);
+	p2 = load("p2", pair_objs, 1);
+	work(&p1->objs[0], 3);
+	work(&p2->objs[0], 4);
+	unload(p1);
+	expect("reset-ghost", PAIR, C_PAIR, 7, 4096);
+	write_to("reset-ghost", PAIR, 1);
+	obs("reset-ghost", lookup(PAIR), "a write to %s removed it, but module p2 still has a copy loaded",
+	    PAIR);
+	expect("reset-ghost", PAIR, C_PAIR, 0, 4096);
+	work(&p2->objs[0], 2);
+	unload(p2);
+	expect("reset-ghost", PAIR, C_PAIR, 2, 4096);
+
+	begin("unload with no memory for a ghost", 4);
+	lone = load("lone", lone_objs, 1);
+	work(&lone->objs[0], 2);
+	harness_failing_allocs = 1;
+	unload(lone);
+	harness_failing_allocs = 0;
+	expect_gone("ghost-nomem", LONE);
+
 	begin("a reader while the file goes", 1);
 	unload(drv);
 	third = load("third", third_objs, 1);
 	work(&third->objs[0], 6);
 	unload(third);
-	if (vfs_open(&a, THIRD, FMODE_READ)) {
+	if (vfs_open(&a, THIRD, FMODE_READ | FMODE_WRITE)) {
 		obs("reader-survives", false, "open(\"%s\") of a ghost's file failed", THIRD);
 		return;
 	}
