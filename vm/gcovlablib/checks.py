@@ -748,7 +748,8 @@ def host_program(src, sources, harness, tmp, lab):
     # an undefined reference at link time.
     proc = run(["gcc", "-std=gnu11", "-g", "-O0", "-fsanitize=address",
                 "-Werror=implicit-function-declaration", "-iquote", tmp,
-                "-I", standin_of(harness), "-o", prog, os.path.join(harness, "harness.c")]
+                "-I", standin_of(harness), "-o", prog, os.path.join(harness, "harness.c"),
+                os.path.join(standin_of(harness), "standin.c")]
                + [os.path.join(tmp, name) for name in sources], tmp)
     if proc.returncode:
         errors = proc.stderr.decode(errors="replace")

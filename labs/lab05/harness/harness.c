@@ -25,11 +25,6 @@ struct gcov_info {
 #define GCC_13_1 0x4233312aU	/* "B31*" */
 #define GCC_9_3 0x4139332aU	/* "A93*" */
 
-int harness_mutexes_held;
-long harness_allocated;
-int harness_failing_allocs;
-int harness_allocs_before_failing;
-struct notifier_block *harness_module_notifier;
 static const char *step = "start";
 
 void harness_fail(const char *why)

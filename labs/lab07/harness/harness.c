@@ -33,11 +33,6 @@ struct gcov_info {
 	gcov_type counts[NCOUNT];
 };
 
-int harness_mutexes_held;
-long harness_allocated;
-int harness_failing_allocs;
-int harness_allocs_before_failing;
-struct notifier_block *harness_module_notifier;
 static const char *step = "start";
 static int step_todo;
 static int fop_todo;	/* the TODO of the handler running now, or 0 */
