@@ -152,21 +152,36 @@ static inline bool harness_alloc_fails(void)
 	harness_failing_allocs--;
 	return true;
 }
-static inline void *kzalloc(size_t size, int gfp)
+/*
+ * kmalloc() does not clear what it returns: here it is filled with 0x5a,
+ * the byte slub_debug's poisoning uses for an object in use (POISON_INUSE,
+ * include/linux/poison.h), so that code that reads memory it never wrote
+ * sees garbage as it would in the kernel, not the zeros of a fresh heap.
+ */
+static inline void *kmalloc(size_t size, int gfp)
 {
 	void *p;
 
 	(void)gfp;
 	if (harness_alloc_fails())
 		return NULL;
-	p = calloc(1, size);
-	if (p)
+	p = malloc(size ? size : 1);
+	if (p) {
 		harness_allocated++;
+		memset(p, 0x5a, size);
+	}
 	return p;
 }
-#define kmalloc(size, gfp) kzalloc(size, gfp)
+static inline void *kzalloc(size_t size, int gfp)
+{
+	void *p = kmalloc(size, gfp);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
 #define kcalloc(n, size, gfp) kzalloc((n) * (size), gfp)
-#define kvmalloc(size, gfp) kzalloc(size, gfp)
+#define kvmalloc(size, gfp) kmalloc(size, gfp)
 #define kvzalloc(size, gfp) kzalloc(size, gfp)
 static inline void kfree(const void *p)
 {
