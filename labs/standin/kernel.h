@@ -343,11 +343,28 @@ struct file_operations {
 	loff_t (*llseek)(struct file *file, loff_t offset, int whence);
 	int (*release)(struct inode *inode, struct file *file);
 };
-/* The harness's "user" buffers are plain memory: nothing fails. */
+/*
+ * A user buffer is not kernel memory: the kernel may touch it only through
+ * copy_to_user() and its kin (SMAP makes a direct access fault on x86).
+ * The harness hands the handlers a user address with HARNESS_USER_TAG set
+ * in bits no x86-64 address has (harness_user()), so that a memcpy() to
+ * it crashes where it happens; the functions below take the tag off.
+ */
+#define HARNESS_USER_TAG ((uintptr_t)0x5a00000000000000ULL)
+static inline char __user *harness_user(const char *p)
+{
+	return (char __user *)((uintptr_t)p ^ HARNESS_USER_TAG);
+}
+static inline void *harness_user_untag(const void __user *p)
+{
+	if (((uintptr_t)p & HARNESS_USER_TAG) != HARNESS_USER_TAG)
+		harness_fail("copy_to_user() or simple_read_from_buffer() given a kernel buffer where the user's belongs");
+	return (void *)((uintptr_t)p ^ HARNESS_USER_TAG);
+}
 static inline unsigned long copy_to_user(void __user *to, const void *from,
 					 unsigned long n)
 {
-	memcpy(to, from, n);
+	memcpy(harness_user_untag(to), from, n);
 	return 0;
 }
 static inline ssize_t simple_read_from_buffer(void __user *to, size_t count,
@@ -362,7 +379,7 @@ static inline ssize_t simple_read_from_buffer(void __user *to, size_t count,
 		return 0;
 	if (count > available - pos)
 		count = available - pos;
-	memcpy(to, (const char *)from + pos, count);
+	memcpy(harness_user_untag(to), (const char *)from + pos, count);
 	*ppos = pos + count;
 	return count;
 }

@@ -829,7 +829,7 @@ def check_lab5(src, harness):
         "the harness stopped in step '%s': %s" % (
             last, stopped.group(1).rsplit(" (step ", 1)[0] if stopped else
             "it ran over 10 s (a loop that never ends?)" if status == "timeout" else
-            "AddressSanitizer found a %s (memory used outside what was allocated, "
+            "AddressSanitizer stopped it (%s: memory used outside what was allocated, "
             "or after it was freed)" % sanitizer if sanitizer else
             "exit status %s (a crash: a NULL or freed pointer?)" % status))
     locked = bool(stopped) and "mutex" in stopped.group(1)
@@ -1038,10 +1038,17 @@ def crash_blame7(report):
                 return FUNCS7[m.group(1)], "the memory was freed in %s() (%s), and used " \
                     "after: a pointer to it was kept (set it to NULL when freeing)" % (
                         m.group(1), m.group(2).rsplit("/", 1)[-1])
+    # the harness's user buffers carry HARNESS_USER_TAG (labs/standin/kernel.h)
+    user = re.search(r"on (?:unknown )?address 0x5a[0-9a-f]{14}\b", report)
     for m in re.finditer(r"#\d+ 0x[0-9a-f]+ in (\w+) (\S+)", freed[0]):
         if m.group(2).rsplit("/", 1)[-1].startswith("fs.c:") and m.group(1) in FUNCS7:
-            return FUNCS7[m.group(1)], "it happened in %s() (%s)" % (
-                m.group(1), m.group(2).rsplit("/", 1)[-1])
+            where = "%s() (%s)" % (m.group(1), m.group(2).rsplit("/", 1)[-1])
+            if user:
+                return FUNCS7[m.group(1)], "%s touched the user's buffer directly: buf " \
+                    "is a __user address, which the kernel reaches only through " \
+                    "copy_to_user() or simple_read_from_buffer() (on x86, SMAP makes a " \
+                    "direct access fault)" % where
+            return FUNCS7[m.group(1)], "it happened in " + where
     return None, ""
 
 
@@ -1090,7 +1097,7 @@ def check_lab7(src, harness):
         elif status == "timeout":
             what = "it ran over 10 s (a loop that never ends?)"
         elif sanitizer:
-            what = "AddressSanitizer found a %s%s" % (sanitizer, ": " + why if why else "")
+            what = "AddressSanitizer stopped it (%s)%s" % (sanitizer, ": " + why if why else "")
         else:
             what = "exit status %s (a crash: a NULL or freed pointer?)" % status
         stops.append(Check("gcov_lock is taken and released on every path"

@@ -7,10 +7,11 @@
  * The harness is the rest of the kernel: a debugfs that keeps a tree of
  * files and refuses a name made twice or a removal under gcov_lock, a VFS
  * that calls the file_operations as open(2), read(2), lseek(2), write(2)
- * and close(2) would, modules whose memory is freed when they unload (so
- * AddressSanitizer sees a ghost that still points into it), and a made-up
- * gcov_info whose image is easy to check: a header, then NCOUNT counters
- * where counter i holds (i + 1) times the number of "runs".
+ * and close(2) would (with user buffers that only copy_to_user() and its
+ * kin can reach, as SMAP has it), modules whose memory is freed when they
+ * unload (so AddressSanitizer sees a ghost that still points into it), and
+ * a made-up gcov_info whose image is easy to check: a header, then NCOUNT
+ * counters where counter i holds (i + 1) times the number of "runs".
  *
  * Usage: harness [gcov_persist value]. It prints "H: step NAME todo N"
  * before each step (N: the TODO the step exercises first), "H: obs KEY ok"
@@ -340,7 +341,7 @@ static ssize_t vfs_read(struct hfile *hf, char *buf, size_t len)
 		return -EINVAL;
 	/* as read(2): the handler moves a copy of the position */
 	fop_todo = 2;
-	n = hf->d->fops->read(&hf->f, buf, len, &pos);
+	n = hf->d->fops->read(&hf->f, harness_user(buf), len, &pos);
 	after("read");
 	if (n >= 0)
 		hf->f.f_pos = pos;
@@ -355,7 +356,7 @@ static ssize_t vfs_write(struct hfile *hf, const char *buf, size_t len)
 	if (!(hf->f.f_mode & FMODE_WRITE))
 		return -EBADF;
 	fop_todo = 3;
-	n = hf->d->fops->write(&hf->f, buf, len, &pos);
+	n = hf->d->fops->write(&hf->f, harness_user(buf), len, &pos);
 	after("write");
 	return n;
 }
