@@ -47,6 +47,16 @@ def steps():
             number, labs.kernel_config(number),
             ", fails at the link as the page says" if lab.get("build_fails") else ""),
             ["vm/gcovlab", "build", "--lab", str(number)]))
+        if lab.get("build_fails"):
+            # The failing build stops early; the page then fixes the tree
+            # and builds the whole kernel on the next lab's patches (Lab 9:
+            # patch 0010, run --tree --variant all).  Build that once too,
+            # or the student's first full build of it is a cold one.
+            out.append(("Lab %d kernel after its fixes: Lab %d's patches" % (
+                number, number + 1), ["vm/gcovlab", "lab", str(number + 1)]))
+            out.append(("Lab %d kernel after its fixes: the build" % number,
+                        ["vm/gcovlab", "build", "--tree"] +
+                        (["--variant", lab["variant"]] if lab.get("variant") else [])))
     out.append(("back to the baseline", ["vm/gcovlab", "lab", "0"]))
     # Lab 1 builds the baseline first, in build/lab-baseline
     out.append(("baseline kernel (Lab 1's first build)", ["vm/gcovlab", "build", "--tree"]))
