@@ -529,14 +529,19 @@ all:
 \t@echo 'CFLAGS_GCOV=[$(strip $(CFLAGS_GCOV))]'
 """
 
-# gcc, except that, compiling for the kernel with -fprofile-update, the
-# object calls __atomic_fetch_add_16 (a libatomic function) as GCC's
-# counters would on a CPU without the instruction.
+# gcc, except that, compiling profiled code (-fprofile-arcs: without it
+# there is no counter to update) for the kernel with -fprofile-update, the
+# object calls a libatomic function (__atomic_fetch_add_16: x86_64 has
+# the 64-bit add, so the stand-in uses a 128-bit one), as GCC's counters
+# would on a CPU without the instruction.
 LIBATOMIC_CC = """#!/bin/sh
-case " $* " in
-*" -fprofile-update="*" -mcmodel=kernel "*|*" -mcmodel=kernel "*" -fprofile-update="*)
-	exec gcc -include "%(header)s" "$@" ;;
-esac
+want=0
+case " $* " in *" -fprofile-update="*) want=$((want + 1)) ;; esac
+case " $* " in *" -mcmodel=kernel "*) want=$((want + 1)) ;; esac
+case " $* " in *" -fprofile-arcs "*) want=$((want + 1)) ;; esac
+if [ "$want" = 3 ]; then
+	exec gcc -include "%(header)s" "$@"
+fi
 exec gcc "$@"
 """
 LIBATOMIC_H = """__int128 gcovlab_wide;
@@ -634,7 +639,8 @@ def check_lab10(src):
                             "" if dropped else error[-500:] if other is None else
                             "CFLAGS_GCOV is %r with a compiler whose profiled kernel code "
                             "calls __atomic_fetch_add_16: test a profiled increment "
-                            "compiled with the kernel's flags ($(KBUILD_CFLAGS)) and look "
+                            "compiled with the kernel's flags and the profiling ones "
+                            "($(KBUILD_CPPFLAGS) $(KBUILD_CFLAGS) $(CFLAGS_GCOV)) and look "
                             "for __atomic_ or __sync_ calls in it (nm -u)" % other))
     return checks
 
