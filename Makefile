@@ -48,7 +48,7 @@ demo:
 	sed 's/^/  /' $(DEMO_OUT)/summary.txt
 
 check:
-	$(PYTHON) -m pytest -p no:cacheprovider --ignore=tests/debug tests
+	$(PYTHON) -m pytest -p no:cacheprovider --durations=10 --ignore=tests/debug tests
 
 check-debug:
 	$(PYTHON) -m pytest -p no:cacheprovider -s tests/debug

@@ -100,8 +100,47 @@ def pytest_collection_finish(session):
     _prebuild["log"] = log
 
 
+# Every test's time (setup, call and teardown together: a fixture's kernel
+# build counts against the first test that needs it), written at the end
+# of the run to check-times.txt in the work directory, slowest first: what
+# the last 'make check' on this machine spent, cold or warm, for whoever
+# works on its speed next (README.md, "Testing").
+_times = {}
+_started = []
+
+
+def pytest_sessionstart(session):
+    import time
+    _started.append(time.time())
+
+
+def pytest_runtest_logreport(report):
+    _times[report.nodeid] = _times.get(report.nodeid, 0.0) + report.duration
+
+
+def write_times(session):
+    import time
+    if not _started or not _times or session.config.option.collectonly:
+        return
+    took = time.time() - _started[0]
+    path = os.path.join(work_root(), "check-times.txt")
+    try:
+        os.makedirs(work_root(), exist_ok=True)
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            f.write("# %s: %d tests in %d s (%d min %02d s), exit status %s; "
+                    "seconds per test, slowest first\n" % (
+                        time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(_started[0])),
+                        len(_times), took, took // 60, took % 60, session.exitstatus))
+            for nodeid, secs in sorted(_times.items(), key=lambda kv: -kv[1]):
+                f.write("%8.1f  %s\n" % (secs, nodeid))
+        os.replace(path + ".tmp", path)
+    except OSError as e:
+        print("note: could not write %s: %s" % (path, e))
+
+
 def pytest_sessionfinish(session):
     """A run cut short (-x, a selection) does not leave a build running."""
+    write_times(session)
     proc = _prebuild.pop("proc", None)
     if proc is None:
         return
@@ -169,6 +208,29 @@ def check_stress(out, proc, cpus):
     for path in files:
         subprocess.run(["gcov-dump", "-l", path], check=True, capture_output=True)
     return console
+
+
+# A lab page that ran in this session without a problem (tests/test_pages.py)
+# leaves here what a lab's tests can take instead of doing the same steps
+# again: {lab: {"outputs": {console block index: its output, normalised},
+# "dir": a copy of the folder the page's run wrote}}.  Run alone, those
+# tests do the steps themselves.
+PAGE_RUNS = {}
+
+
+def page_output(number, command):
+    """The output of the page block of lab NUMBER that runs COMMAND (its
+    first line starting so), from this session's run of the page, or None."""
+    run = PAGE_RUNS.get(number)
+    if run is None:
+        return None
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import pagerun
+    for b, block in enumerate(pagerun.read_page(pagerun.page_of(number))):
+        if any(cmd.startswith(command) for cmd in block.commands):
+            return run["outputs"].get(b)
+    return None
 
 
 # The identity of the commits a test makes on a branch of its own.

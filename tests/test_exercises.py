@@ -188,3 +188,33 @@ def test_check_json_is_json_alone_and_a_missing_file_is_named(tree):
         assert len(result["checks"]) >= 8 and all(c["passed"] for c in result["checks"])
     finally:
         subprocess.run(["git", "-C", tree, "switch", "-q", "baseline"], check=True)
+
+
+def test_solution_diff_says_which_side_is_the_students(tree):
+    """check N --solution: a/ and the '-' lines are the student's (the
+    files as they are now on my-labN, or the branch as committed when the
+    tree is elsewhere), b/ and the '+' lines the finished state."""
+    mine = "/* gcovlab-test: the student's own line */"
+    ok(gcovlab("exercise", "2"))
+    try:
+        with open(os.path.join(tree, GUARD), "a", encoding="utf-8") as f:
+            f.write(mine + "\n")
+        proc = ok(gcovlab("check", "2", "--solution"))
+        head = proc.stdout.split("\n")
+        said = [line for line in head if line.startswith("gcovlab: --- a/")]
+        assert said and "work in my-lab2 as it is now" in said[0], proc.stdout[:1000]
+        assert "finished state (lab-2)" in said[0]
+        assert "-" + mine in head and "--- a/" + GUARD in head, proc.stdout[-2000:]
+        assert [line for line in head if line.startswith("+") and
+                not line.startswith("+++")], proc.stdout[-2000:]
+        subprocess.run(["git"] + IDENT + ["-C", tree, "commit", "-q", "-am", "mine"],
+                       check=True)
+        subprocess.run(["git", "-C", tree, "switch", "-q", "baseline"], check=True)
+        proc = ok(gcovlab("check", "2", "--solution"))
+        said = [line for line in proc.stdout.split("\n") if line.startswith("gcovlab: --- a/")]
+        assert said and "branch my-lab2 as last committed" in said[0], proc.stdout[:1000]
+        assert "-" + mine in proc.stdout.split("\n")
+    finally:
+        subprocess.run(["git", "-C", tree, "checkout", "-q", "--", "."])
+        subprocess.run(["git", "-C", tree, "switch", "-q", "baseline"], check=True)
+        subprocess.run(["git", "-C", tree, "branch", "-q", "-D", "my-lab2"], check=True)

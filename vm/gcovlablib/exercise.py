@@ -269,6 +269,14 @@ def check(work, number, as_json=False, solution=False):
                                "%d' makes it" % (number, number), EXIT_USAGE)
         files = sorted({t["file"] for t in ex["todo"]})
         finished = finished_tree(work, number, ex)
+        extra = [os.path.basename(p)[:4] for p in extra_patches(number, ex)]
+        say("--- a/ is your %s, +++ b/ the finished state (%s): '-' lines are "
+            "yours, '+' lines the series'" % (
+                "work in %s as it is now, committed or not" % mine if branch == mine
+                else "branch %s as last committed" % mine,
+                "lab-%d" % number if not extra else
+                "lab-%d plus patch%s %s" % (number, "es" if len(extra) > 1 else "",
+                                             ", ".join(extra))))
         if branch == mine:
             # the files as they are now, committed or not: the student's
             # latest attempt (-R: from the work tree to the finished state;
