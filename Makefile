@@ -33,7 +33,7 @@ SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
 .PHONY: demo check check-debug html captures bench bench-read room shellcheck clean help
 
 help:
-	@sed -n '2,21p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^$$/p' Makefile | sed '$$d' | sed 's/^# \{0,1\}//'
 
 demo:
 	@start=$$(date +%s); \

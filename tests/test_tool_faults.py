@@ -67,8 +67,12 @@ def interrupt_after(args, seconds, wait_for=None):
     """Start vm/gcovlab ARGS in its own process group, send the group SIGINT
     (as a terminal's Ctrl-C does) after SECONDS, or as soon as a line with
     WAIT_FOR appears; return (exit status, output)."""
+    # Ctrl-C as at a terminal: a suite started in the background of a
+    # non-interactive shell (nohup ... &) inherits SIGINT ignored, and the
+    # tool would never see it (measured: both tests failed that way).
     proc = subprocess.Popen([GCOVLAB] + args, cwd=REPO, text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     start = time.monotonic()
     if wait_for:
         seen = ""
