@@ -9,7 +9,10 @@ across runs: a warm 'make check' rebuilds nothing.
 import contextlib
 import os
 import re
+import signal
 import subprocess
+import sys
+import time
 
 import pytest
 
@@ -132,7 +135,6 @@ _started = []
 
 
 def pytest_sessionstart(session):
-    import time
     _started.append(time.time())
 
 
@@ -141,7 +143,6 @@ def pytest_runtest_logreport(report):
 
 
 def write_times(session):
-    import time
     if not _started or not _times or session.config.option.collectonly:
         return
     took = time.time() - _started[0]
@@ -163,7 +164,6 @@ def write_times(session):
 def pytest_sessionfinish(session):
     """A run cut short (-x, a selection) does not leave a build running."""
     write_times(session)
-    import signal
     for proc in _prebuild.pop("procs", []):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)
@@ -246,8 +246,8 @@ def page_output(number, command):
     run = PAGE_RUNS.get(number)
     if run is None:
         return None
-    import sys
-    sys.path.insert(0, os.path.join(REPO, "tools"))
+    if os.path.join(REPO, "tools") not in sys.path:
+        sys.path.insert(0, os.path.join(REPO, "tools"))
     import pagerun
     for b, block in enumerate(pagerun.read_page(pagerun.page_of(number))):
         if any(cmd.startswith(command) for cmd in block.commands):
