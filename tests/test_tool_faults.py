@@ -121,8 +121,18 @@ def test_ctrl_c_during_a_build(tree, tmp_path):
     assert "Traceback" not in output, output
     assert status == 130, output
     assert "interrupted" in output
-    # No build lock left behind; the next build finishes.
+    # No build lock left behind; the next build runs make again (the
+    # interrupted one may have left half-written files: once it left an
+    # empty Makefile, and the next build said "up to date") and finishes.
     again = ok(gcovlab("build", "--mainline"))
     no_traceback(again)
-    assert os.path.exists(os.path.join(work_root(), "build", "mainline", "arch", "x86",
-                                       "boot", "bzImage"))
+    assert "up to date" not in again.stdout, again.stdout
+    assert "built the mainline kernel" in again.stdout, again.stdout
+    out = os.path.join(work_root(), "build", "mainline")
+    assert os.path.exists(os.path.join(out, "arch", "x86", "boot", "bzImage"))
+    # The build directory works for what comes next (modules are built
+    # with make -C there).
+    release = subprocess.run(["make", "-s", "-C", out, "kernelrelease"], text=True,
+                             capture_output=True)
+    assert release.returncode == 0 and release.stdout.strip().startswith("6.1"), \
+        release.stdout + release.stderr

@@ -257,6 +257,14 @@ def make_all(work, src, out, label, log, keep_going=False):
     fails (Lab 9's check), not only the first."""
     cmd = ["make", "-C", src, "O=" + out, "-j", jobs()] + (["-k"] if keep_going else []) + \
         make_vars(work) + ["all"]
+    # Until this make finishes, the directory is not the state its stamp
+    # names: a build interrupted here (Ctrl-C, a crash) must be made again
+    # next time, not taken as up to date (an interrupted make can leave
+    # half-written files, such as an empty Makefile in OUT).
+    try:
+        os.remove(os.path.join(out, ".gcovlab-built"))
+    except FileNotFoundError:
+        pass
     start = time.monotonic()
     say("building the %s kernel in %s (log: %s) ..." % (label, out, log))
     with open(log, "w", encoding="utf-8") as logf:
