@@ -2,7 +2,8 @@
 # gcov-kernel-labs: the targets a student, an instructor or CI reaches for.
 #
 #   make demo      tree, mainline kernel, sample driver run, coverage report
-#   make check     the whole test suite (closing line: N passed, N failed)
+#   make check     the whole test suite (closing line: N passed, N failed), in
+#                  two pytest processes at once (tools/check.py)
 #   make check-debug  Lab 11 on the debug kernels: its runs and its page (series and
 #                  mainline; two more kernel builds: 7 min warm, about 25 cold)
 #   make html      the documentation site in _build/html (sphinx -W)
@@ -48,7 +49,7 @@ demo:
 	sed 's/^/  /' $(DEMO_OUT)/summary.txt
 
 check:
-	$(PYTHON) -m pytest -p no:cacheprovider --durations=10 --ignore=tests/debug tests
+	$(PYTHON) tools/check.py
 
 check-debug:
 	$(PYTHON) -m pytest -p no:cacheprovider -s tests/debug

@@ -17,6 +17,10 @@ import time
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Which of make check's two pytest processes this is (tools/check.py), or
+# None for pytest run by hand: it names this run's files in the work
+# directory, so that the two do not write over each other's.
+STREAM = os.environ.get("GCOVLAB_CHECK_STREAM")
 GCOVLAB = os.path.join(REPO, "vm", "gcovlab")
 DRIVER = os.path.join(REPO, "labs", "driver")
 DATA = os.path.join(REPO, "tests", "data")
@@ -33,6 +37,11 @@ def gcovlab(*args, env=None, timeout=1800):
 def work_root():
     return os.environ.get("GCOVLAB_WORK") or os.path.join(
         os.path.expanduser("~"), ".cache", "gcov-kernel-labs")
+
+
+def run_file(name, ext):
+    """NAME.EXT in the work directory, NAME.STREAM.EXT in a make check process."""
+    return os.path.join(work_root(), "%s.%s%s" % (name, STREAM + "." if STREAM else "", ext))
 
 
 def ok(proc):
@@ -55,7 +64,17 @@ def tree():
 
 
 @pytest.fixture(scope="session")
-def mainline(tree):
+def tree_repo():
+    """The kernel tree's git repository (made if missing), for a test that
+    makes a worktree of its own and leaves the checkout alone: it may be
+    on any branch (tools/check.py runs such tests beside those that move
+    it)."""
+    ok(gcovlab("tree"))
+    return os.path.join(work_root(), "linux")
+
+
+@pytest.fixture(scope="session")
+def mainline(tree_repo):
     ok(gcovlab("build", "--mainline"))
     return os.path.join(work_root(), "build", "mainline")
 
@@ -88,8 +107,7 @@ def start_prebuild(configs, what):
         GCOVLAB, " --variant all" if c == "mainline-all" else "") for c in configs]
     os.makedirs(work_root(), exist_ok=True)
     if "log" not in _prebuild:
-        _prebuild["log"] = open(os.path.join(work_root(), "prebuild.log"), "w",
-                                encoding="utf-8")
+        _prebuild["log"] = open(run_file("prebuild", "log"), "w", encoding="utf-8")
     log = _prebuild["log"]
     log.write("# the test suite's background builds, %s: %s\n" % (what, ", ".join(configs)))
     log.flush()
@@ -146,7 +164,7 @@ def write_times(session):
     if not _started or not _times or session.config.option.collectonly:
         return
     took = time.time() - _started[0]
-    path = os.path.join(work_root(), "check-times.txt")
+    path = run_file("check-times", "txt")
     try:
         os.makedirs(work_root(), exist_ok=True)
         with open(path + ".tmp", "w", encoding="utf-8") as f:
@@ -187,6 +205,10 @@ def pytest_unconfigure(config):
     failed = len(stats.get("failed", [])) + len(stats.get("error", []))
     skipped = len(stats.get("skipped", []))
     print("check: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    if STREAM:
+        # for tools/check.py's closing line, the sum of both processes
+        with open(run_file("check-counts", "txt"), "w", encoding="utf-8") as f:
+            f.write("%d %d %d\n" % (passed, failed, skipped))
 
 
 @pytest.fixture(scope="session")

@@ -300,19 +300,6 @@ def test_report_redoes_lcov_and_html(basic):
     assert before.count("DA:") == (out / "lcov.info").read_text().count("DA:")
 
 
-def test_run_on_the_baseline_says_there_is_no_coverage_yet(lab_kernel, tmp_path):
-    out = tmp_path / "baseline"
-    proc = gcovlab("run", "--tree", "--module", DRIVER,
-                   "--workload", os.path.join(DRIVER, "workload-basic.sh"), "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    assert "depth 1: 20" in proc.stdout          # the workload ran
-    assert "(GCOV=y)" in proc.stdout             # the seed's variable, inert here
-    assert "no .gcda came back, as expected" in proc.stdout
-    assert "has no debugfs gcov export yet" in proc.stdout
-    assert (out / "console.log").exists() and not (out / "lcov.info").exists()
-    assert (out / "workload.log").read_text().count("depth 1: 20") == 1
-
-
 def test_ci_script_runs_reports_and_enforces_thresholds(mainline, tmp_path):
     """tools/ci-coverage.sh, the script of the instructors' CI job: a run
     with a threshold the sample driver meets passes and leaves the reports;

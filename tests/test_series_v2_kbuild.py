@@ -31,8 +31,9 @@ MAKE = ["make", "-s", "ARCH=x86_64"]
 
 
 @pytest.fixture(scope="module")
-def series(tree, tmp_path_factory):
+def series(tree_repo, tmp_path_factory):
     """A detached worktree at gcovlab-baseline + every patch."""
+    tree = tree_repo
     src = tmp_path_factory.mktemp("v2") / "linux"
     subprocess.run(["git", "-C", tree, "worktree", "add", "-q", "--detach", str(src),
                     "gcovlab-baseline"], check=True)

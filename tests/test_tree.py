@@ -7,7 +7,7 @@ import os
 import subprocess
 import tarfile
 
-from conftest import gcovlab, ok
+from conftest import DRIVER, gcovlab, ok
 
 
 def git(tree, *args):
@@ -159,6 +159,21 @@ def test_baseline_builds_and_boots(tree, lab_kernel, tmp_path):
         console = f.read()
     assert "Linux version 6.1." in console and "Run /init as init process" in console
     assert (tmp_path / "boot" / "status").read_text() == "0\n"
+
+
+def test_run_on_the_baseline_says_there_is_no_coverage_yet(lab_kernel, tmp_path):
+    # (from tests/test_e2e.py, which make check runs beside the tests that
+    # move the tree: this one needs it on baseline)
+    out = tmp_path / "baseline"
+    proc = gcovlab("run", "--tree", "--module", DRIVER,
+                   "--workload", os.path.join(DRIVER, "workload-basic.sh"), "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "depth 1: 20" in proc.stdout          # the workload ran
+    assert "(GCOV=y)" in proc.stdout             # the seed's variable, inert here
+    assert "no .gcda came back, as expected" in proc.stdout
+    assert "has no debugfs gcov export yet" in proc.stdout
+    assert (out / "console.log").exists() and not (out / "lcov.info").exists()
+    assert (out / "workload.log").read_text().count("depth 1: 20") == 1
 
 
 def test_pristine_holds_every_file_of_the_tarball(tree):
