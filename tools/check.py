@@ -35,6 +35,7 @@ STREAMS = ("tree", "other")
 # aside, runs in the first.
 SECOND = [
     "tests/unit/test_bench.py",
+    "tests/unit/test_check.py",
     "tests/unit/test_exercise.py",
     "tests/unit/test_standin.py",
     "tests/unit/test_tool.py",
@@ -95,13 +96,7 @@ def main(args):
         text = f.read()
     print("\n==== the tests that leave the kernel tree alone (%s) ====" % log_path)
     print(text, end="" if text.endswith("\n") else "\n")
-    total = [0, 0, 0]
-    for stream in STREAMS:
-        got = read_counts(stream)
-        if got is None:
-            print("check: the %s process left no counts (it did not finish)" % stream)
-            got = (0, 1, 0)
-        total = [a + b for a, b in zip(total, got)]
+    total = total_counts()
     took = time.monotonic() - start
     merge_times(took)
     print("check: %d passed, %d failed, %d skipped (both processes, %d min %02d s)" % (
@@ -130,6 +125,19 @@ def merge_times(took):
                     len(rows), took, took // 60, took % 60))
         f.writelines(rows)
     os.replace(path + ".tmp", path)
+
+
+def total_counts():
+    """[passed, failed, skipped] of both processes; a process that left no
+    counts (it crashed, or was killed) counts as one failure."""
+    total = [0, 0, 0]
+    for stream in STREAMS:
+        got = read_counts(stream)
+        if got is None:
+            print("check: the %s process left no counts (it did not finish)" % stream)
+            got = (0, 1, 0)
+        total = [a + b for a, b in zip(total, got)]
+    return total
 
 
 def read_counts(stream):
