@@ -26,7 +26,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = "/usr/bin/python3"
 # GCOVLAB_CHECK_STREAM of each process: conftest names its files after it
-# (check-times.<stream>.txt, check-counts.<stream>, prebuild.<stream>.log).
+# (check-times.<stream>.txt, check-counts.<stream>.txt, prebuild.<stream>.log).
 STREAMS = ("tree", "other")
 
 # The second process: tests that leave the kernel tree's checkout alone
