@@ -9,6 +9,7 @@ across runs: a warm 'make check' rebuilds nothing.
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -71,6 +72,39 @@ def tree_repo():
     it)."""
     ok(gcovlab("tree"))
     return os.path.join(work_root(), "linux")
+
+
+def own_work(name):
+    """WORK/NAME, a work directory of its own for a test file of make
+    check's second process that has to move a kernel tree (the series'
+    prefixes): a clone of the tree that borrows its objects (git clone
+    --shared), the tree's tree.json, and the shared ccache.  Its layout is
+    the work directory's (linux/, build/<config>/), and the builds hash
+    paths relative to the build directory (CCACHE_BASEDIR), so what the
+    first process compiled for a state is not compiled here again.  Kept
+    across runs; a clone cut short (no ready mark) is made again."""
+    main = work_root()
+    root = os.path.join(main, name)
+    tree = os.path.join(root, "linux")
+    ready = os.path.join(root, "linux.ready")
+    if not os.path.exists(ready):
+        if os.path.exists(tree):
+            subprocess.run(["chmod", "-R", "u+w", tree], check=True)
+            shutil.rmtree(tree)
+        os.makedirs(root, exist_ok=True)
+        subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout",
+                        os.path.join(main, "linux"), tree], check=True)
+        subprocess.run(["git", "-C", tree, "-c", "checkout.workers=0", "checkout", "-q",
+                        "--detach", "gcovlab-baseline"], check=True)
+        with open(ready, "w", encoding="utf-8") as f:
+            f.write("gcovlab-baseline\n")
+    shutil.copyfile(os.path.join(main, "tree.json"), os.path.join(root, "tree.json"))
+    cache = os.path.join(root, "ccache")
+    if not os.path.islink(cache):
+        if os.path.isdir(cache):
+            shutil.rmtree(cache)
+        os.symlink(os.path.join("..", "ccache"), cache)
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The patch series in patches/: format, checkpatch, and bisectability
-(every prefix applies to the baseline with git am, builds and boots)."""
+"""The patch series in patches/: format and checkpatch.  Its
+bisectability (every prefix applies, builds and boots) is in
+test_bisect.py."""
 
 import email
 import os
@@ -9,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, gcovlab, ok, work_root
+from conftest import REPO, work_root
 
 TREE = os.path.join(work_root(), "linux")
 PATCHES = sorted(os.path.join(REPO, "patches", p)
@@ -70,28 +71,3 @@ def test_checkpatch_strict(tree, path):
     # allowed warning.
     assert [w for w in warnings if MAINTAINERS_WARNING not in w] == []
     assert set(checks) <= ACCEPTED_CHECKS
-
-
-@pytest.fixture(scope="module")
-def bisect_branch(tree):
-    branch = "gcovlab-test-bisect"
-    git("checkout", "--quiet", "-B", branch, "gcovlab-baseline")
-    yield branch
-    git("checkout", "--quiet", "baseline")
-    git("branch", "-D", branch)
-
-
-@pytest.mark.parametrize("k", range(1, len(PATCHES) + 1))
-def test_prefix_applies_builds_boots(bisect_branch, k, tmp_path):
-    # Tests run in order: the branch holds patches 1..k-1 already.
-    assert len(git("rev-list", "gcovlab-baseline..HEAD").split()) == k - 1
-    env = dict(os.environ, GIT_COMMITTER_NAME="gcovlab-test",
-               GIT_COMMITTER_EMAIL="test@invalid")
-    git("am", "--quiet", PATCHES[k - 1], env=env)
-    ok(gcovlab("build", "--tree"))
-    ok(gcovlab("boot", "--tree", "--out", tmp_path / "boot"))
-    with open(tmp_path / "boot" / "console.log", encoding="utf-8", errors="replace") as f:
-        console = f.read()
-    assert "gcovlab: workload end, exit status 0" in console
-    has_stub = os.path.exists(os.path.join(TREE, "kernel", "gcov", "base.c"))
-    assert bool(re.search(r"gcov: \d+ objects registered during boot", console)) == has_stub

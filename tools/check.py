@@ -30,8 +30,9 @@ PYTHON = "/usr/bin/python3"
 STREAMS = ("tree", "other")
 
 # The second process: tests that leave the kernel tree's checkout alone
-# (they may read the tree, build against build/mainline or make a
-# worktree of their own).  Everything else under tests/, tests/debug
+# (they may read the tree, build against build/mainline, make a
+# worktree of their own, or move a tree of their own in a work directory
+# of their own: conftest.own_work).  Everything else under tests/, tests/debug
 # aside, runs in the first.
 SECOND = [
     "tests/unit/test_bench.py",
@@ -50,6 +51,9 @@ SECOND = [
     "tests/test_e2e.py",
     "tests/test_scripts.py",
     "tests/labs/test_lab03_seqwrite.py",
+    # last: by then the first process has compiled the lab states, and the
+    # prefixes' builds take most objects from the cache
+    "tests/test_bisect.py",
 ]
 
 

@@ -5,7 +5,6 @@ merged check-times.txt."""
 import ast
 import importlib.util
 import os
-import re
 
 import pytest
 
@@ -42,8 +41,36 @@ def test_every_second_process_file_exists_and_none_moves_the_tree(check):
         # commands that move it, belong to the first process
         for fixture in ("tree", "lab_kernel"):
             assert not uses_fixture(text, fixture), (rel, fixture)
-        moves = re.findall(r'gcovlab\(\s*"(?:lab|exercise|reset|check)"|"--(?:lab|tree)"', text)
-        assert not moves, (rel, moves)
+        assert not tree_moves(text), (rel, tree_moves(text))
+
+
+def tree_moves(source):
+    """The calls of the helper gcovlab() in SOURCE that move the shared
+    tree or build from it: the commands lab, exercise, reset and check, and
+    --lab or --tree.  A file that makes a work directory of its own
+    (conftest.own_work) may do so there, with GCOVLAB_WORK in env=."""
+    own = "own_work(" in source
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "gcovlab"):
+            continue
+        words = [a.value for a in node.args
+                 if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        moving = (words[:1] and words[0] in ("lab", "exercise", "reset", "check")) or \
+            "--lab" in words or "--tree" in words
+        if moving and not (own and any(k.arg == "env" for k in node.keywords)):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_the_tree_rule_sees_what_moves_the_tree():
+    assert tree_moves('gcovlab("lab", "3")\ngcovlab("run", "--tree")\n') == \
+        ["gcovlab('lab', '3')", "gcovlab('run', '--tree')"]
+    assert tree_moves('gcovlab("build", "--mainline")\ngcovlab("lab", "--help", env=e)\n') == \
+        ["gcovlab('lab', '--help', env=e)"]
+    assert tree_moves('w = own_work("x")\ngcovlab("build", "--tree", env={"GCOVLAB_WORK": w})\n') \
+        == []
 
 
 def test_counts_add_up_and_a_missing_process_is_a_failure(check, tmp_path, capsys):
