@@ -7,6 +7,7 @@ across runs: a warm 'make check' rebuilds nothing.
 """
 
 import contextlib
+import fcntl
 import os
 import re
 import shutil
@@ -74,37 +75,60 @@ def tree_repo():
     return os.path.join(work_root(), "linux")
 
 
+@contextlib.contextmanager
 def own_work(name):
     """WORK/NAME, a work directory of its own for a test file of make
     check's second process that has to move a kernel tree (the series'
     prefixes): a clone of the tree that borrows its objects (git clone
-    --shared), the tree's tree.json, and the shared ccache.  Its layout is
-    the work directory's (linux/, build/<config>/), and the builds hash
-    paths relative to the build directory (CCACHE_BASEDIR), so what the
-    first process compiled for a state is not compiled here again.  Kept
-    across runs; a clone cut short (no ready mark) is made again."""
+    --shared), the tree's tree.json, and a link to the shared ccache
+    (its builds are at other paths, so they share nothing with the first
+    process's, but the next run's builds of the same states hit).  Held
+    under a lock (WORK/locks/own-NAME) for the block; kept across runs,
+    made again when the tree's baseline is another commit or a clone was
+    cut short."""
     main = work_root()
     root = os.path.join(main, name)
     tree = os.path.join(root, "linux")
-    ready = os.path.join(root, "linux.ready")
-    if not os.path.exists(ready):
-        if os.path.exists(tree):
-            subprocess.run(["chmod", "-R", "u+w", tree], check=True)
-            shutil.rmtree(tree)
-        os.makedirs(root, exist_ok=True)
-        subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout",
-                        os.path.join(main, "linux"), tree], check=True)
-        subprocess.run(["git", "-C", tree, "-c", "checkout.workers=0", "checkout", "-q",
-                        "--detach", "gcovlab-baseline"], check=True)
-        with open(ready, "w", encoding="utf-8") as f:
-            f.write("gcovlab-baseline\n")
-    shutil.copyfile(os.path.join(main, "tree.json"), os.path.join(root, "tree.json"))
-    cache = os.path.join(root, "ccache")
-    if not os.path.islink(cache):
-        if os.path.isdir(cache):
-            shutil.rmtree(cache)
-        os.symlink(os.path.join("..", "ccache"), cache)
-    return root
+    info = os.path.join(main, "tree.json")
+    assert os.path.exists(info), "no %s: the kernel tree is not made (vm/gcovlab tree)" % info
+    base = subprocess.run(["git", "-C", os.path.join(main, "linux"), "rev-parse",
+                           "gcovlab-baseline"], text=True, capture_output=True,
+                          check=True).stdout.strip()
+    os.makedirs(os.path.join(main, "locks"), exist_ok=True)
+    fd = os.open(os.path.join(main, "locks", "own-" + name), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        ready = os.path.join(root, "linux.ready")
+        try:
+            with open(ready, encoding="utf-8") as f:
+                made = f.read().strip()
+        except OSError:
+            made = None
+        if made != base:
+            if os.path.exists(ready):
+                os.remove(ready)
+            if os.path.exists(tree):
+                subprocess.run(["chmod", "-R", "u+w", tree], check=True)
+                shutil.rmtree(tree)
+            os.makedirs(root, exist_ok=True)
+            subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout",
+                            os.path.join(main, "linux"), tree], check=True)
+            # its own branches only, not the first process's
+            subprocess.run(["git", "-C", tree, "remote", "remove", "origin"], check=True)
+            subprocess.run(["git", "-C", tree, "-c", "checkout.workers=0", "checkout", "-q",
+                            "--detach", "gcovlab-baseline"], check=True)
+            with open(ready, "w", encoding="utf-8") as f:
+                f.write(base + "\n")
+        shutil.copyfile(info, os.path.join(root, "tree.json"))
+        os.makedirs(os.path.join(main, "ccache"), exist_ok=True)
+        cache = os.path.join(root, "ccache")
+        if not os.path.islink(cache):
+            if os.path.isdir(cache):
+                shutil.rmtree(cache)
+            os.symlink(os.path.join("..", "ccache"), cache)
+        yield root
+    finally:
+        os.close(fd)
 
 
 @pytest.fixture(scope="session")
@@ -121,19 +145,21 @@ def mainline(tree_repo):
 # on the build's lock.  GCOVLAB_PREBUILD=0 turns this off; the log is
 # prebuild.log in the work directory.
 #
+#
 # A lab kernel cannot be built in the background (its tree moves under the
-# tests), but its objects can be compiled ahead into ccache from a
-# worktree of their own (tools/warm_ccache.py, "warm:CONFIG@BRANCH"):
-# Lab 10's SMP kernel, 905 objects, needed by the last pages, costs its
-# page 8 minutes on an empty cache, and the background has idle cores
-# by then.
+# tests), but its objects can be compiled into ccache ahead of time, at
+# the same paths, in a mount namespace of their own (tools/warm_ccache.py,
+# "warm:CONFIG@LAB"): the whole-kernel and SMP kernels of Labs 9 and 10
+# (665 and 905 objects), which the last pages build, on the core that
+# single-CPU guests leave idle.  A build of the same configuration that
+# starts first stops the warm-up.
 PREBUILD_FOR = {
     # test file -> the mainline kernels its tests use, and the caches
     "test_e2e.py": ["mainline"],
-    "test_pages.py": ["mainline", "warm:lab-smp@lab-10"],
+    "test_pages.py": ["mainline", "warm:lab-all@9", "warm:lab-smp@10"],
     "test_lab07_debugfs.py": ["mainline"],
-    "test_lab09_all.py": ["mainline", "mainline-all"],
-    "test_lab10_smp.py": ["warm:lab-smp@lab-10"],
+    "test_lab09_all.py": ["mainline", "mainline-all", "warm:lab-all@9"],
+    "test_lab10_smp.py": ["warm:lab-smp@10"],
 }
 # A kernel needed late starts when the run reaches this test file, when
 # that file is selected: measured on a cold run, the first half hour kept

@@ -23,13 +23,15 @@ BRANCH = "gcovlab-test-bisect"
 
 @pytest.fixture(scope="module")
 def bisect(tree_repo):
-    """(work directory, its tree) on BRANCH, made again at the baseline."""
-    root = own_work("bisect")
-    tree = os.path.join(root, "linux")
-    subprocess.run(["git", "-C", tree, "am", "--abort"], stderr=subprocess.DEVNULL)
-    subprocess.run(["git", "-C", tree, "checkout", "-q", "-f", "-B", BRANCH,
-                    "gcovlab-baseline"], check=True)
-    return root, tree
+    """(work directory, its tree) on BRANCH, made again at the baseline;
+    files an interrupted git am left are removed (the tree is the test's)."""
+    with own_work("bisect") as root:
+        tree = os.path.join(root, "linux")
+        subprocess.run(["git", "-C", tree, "am", "--abort"], stderr=subprocess.DEVNULL)
+        subprocess.run(["git", "-C", tree, "checkout", "-q", "-f", "-B", BRANCH,
+                        "gcovlab-baseline"], check=True)
+        subprocess.run(["git", "-C", tree, "clean", "-q", "-ffdx"], check=True)
+        yield root, tree
 
 
 def git(tree, *args, env=None):

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check: the test suite in two pytest processes that run at once.
 
-The tests that move the kernel tree (lab states, pages, exercises, the
-series' prefixes) must run one after the other: they share the work
-directory's one checkout.  The others never touch that checkout: the
-host-only tests, and those that build modules against the read-only
-mainline kernel.  They run in a second process next to the first, on the
+The tests that move the kernel tree (lab states, pages, the lab tests)
+must run one after the other: they share the work directory's one
+checkout.  The others never touch that checkout: the host-only tests,
+those that build modules against the read-only mainline kernel, those
+that make a worktree of their own (the exercises' checks, the Kconfig
+tests), and the series' prefixes, built and booted in a clone of their
+own (conftest.own_work).  They run in a second process next to the first, on the
 core the first leaves idle while a single-CPU guest boots or a test reads
 its results (a cold run measured one core idle 15 to 45 % of the time in
 its last 50 minutes).
@@ -51,8 +53,8 @@ SECOND = [
     "tests/test_e2e.py",
     "tests/test_scripts.py",
     "tests/labs/test_lab03_seqwrite.py",
-    # last: by then the first process has compiled the lab states, and the
-    # prefixes' builds take most objects from the cache
+    # last: twelve builds and boots, on a core the first process leaves
+    # idle more often in its second half than in its first
     "tests/test_bisect.py",
 ]
 

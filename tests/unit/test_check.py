@@ -45,21 +45,36 @@ def test_every_second_process_file_exists_and_none_moves_the_tree(check):
 
 
 def tree_moves(source):
-    """The calls of the helper gcovlab() in SOURCE that move the shared
-    tree or build from it: the commands lab, exercise, reset and check, and
-    --lab or --tree.  A file that makes a work directory of its own
-    (conftest.own_work) may do so there, with GCOVLAB_WORK in env=."""
-    own = "own_work(" in source
+    """The calls of the helper gcovlab() in SOURCE that may move the shared
+    tree or build from it: the commands lab, exercise, reset, check and
+    clean, --lab and --tree, and a call whose command is not spelled out.
+    A call is allowed them only in a work directory of its own: its env=
+    holds GCOVLAB_WORK, in a file that takes one from conftest.own_work.
+    (Raw git commands on the tree are not looked at.)"""
+    tree = ast.parse(source)
+    own = any(isinstance(n, ast.Call) and getattr(n.func, "id", None) == "own_work"
+              for n in ast.walk(tree))
+
+    def names_work(node):
+        return isinstance(node, ast.Dict) and any(
+            isinstance(k, ast.Constant) and k.value == "GCOVLAB_WORK" for k in node.keys)
+    own_envs = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and names_work(n.value)
+                for t in n.targets if isinstance(t, ast.Name)}
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id == "gcovlab"):
             continue
+        first = node.args[0] if node.args else None
         words = [a.value for a in node.args
                  if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-        moving = (words[:1] and words[0] in ("lab", "exercise", "reset", "check")) or \
-            "--lab" in words or "--tree" in words
-        if moving and not (own and any(k.arg == "env" for k in node.keywords)):
+        moving = not (isinstance(first, ast.Constant) and isinstance(first.value, str)) or \
+            first.value in ("lab", "exercise", "reset", "check", "clean") or \
+            any(w.split("=")[0] in ("--lab", "--tree") for w in words)
+        env = [k.value for k in node.keywords if k.arg == "env"]
+        allowed = own and env and (names_work(env[0]) or (
+            isinstance(env[0], ast.Name) and env[0].id in own_envs))
+        if moving and not allowed:
             found.append(ast.unparse(node))
     return found
 
@@ -67,10 +82,17 @@ def tree_moves(source):
 def test_the_tree_rule_sees_what_moves_the_tree():
     assert tree_moves('gcovlab("lab", "3")\ngcovlab("run", "--tree")\n') == \
         ["gcovlab('lab', '3')", "gcovlab('run', '--tree')"]
-    assert tree_moves('gcovlab("build", "--mainline")\ngcovlab("lab", "--help", env=e)\n') == \
-        ["gcovlab('lab', '--help', env=e)"]
-    assert tree_moves('w = own_work("x")\ngcovlab("build", "--tree", env={"GCOVLAB_WORK": w})\n') \
-        == []
+    assert tree_moves('gcovlab("build", "--mainline")\ngcovlab("clean", "--all")\n'
+                      'gcovlab("boot", "--lab=2")\ngcovlab(*args)\n') == \
+        ["gcovlab('clean', '--all')", "gcovlab('boot', '--lab=2')", "gcovlab(*args)"]
+    # another env, or GCOVLAB_WORK without a work directory of one's own
+    assert tree_moves('with own_work("x") as w:\n    gcovlab("lab", "1", env=os.environ)\n') \
+        == ["gcovlab('lab', '1', env=os.environ)"]
+    assert tree_moves('gcovlab("build", "--tree", env={"GCOVLAB_WORK": w})\n') == \
+        ["gcovlab('build', '--tree', env={'GCOVLAB_WORK': w})"]
+    assert tree_moves('with own_work("x") as w:\n    own = {"GCOVLAB_WORK": w}\n'
+                      '    gcovlab("build", "--tree", env=own)\n'
+                      '    gcovlab("boot", "--tree", env={"GCOVLAB_WORK": w})\n') == []
 
 
 def test_counts_add_up_and_a_missing_process_is_a_failure(check, tmp_path, capsys):
