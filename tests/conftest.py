@@ -7,7 +7,6 @@ across runs: a warm 'make check' rebuilds nothing.
 """
 
 import contextlib
-import fcntl
 import os
 import re
 import shutil
@@ -19,6 +18,8 @@ import time
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "vm"))
+from gcovlablib.util import Lock  # noqa: E402
 # Which of make check's two pytest processes this is (tools/check.py), or
 # None for pytest run by hand: it names this run's files in the work
 # directory, so that the two do not write over each other's.
@@ -94,10 +95,7 @@ def own_work(name):
     base = subprocess.run(["git", "-C", os.path.join(main, "linux"), "rev-parse",
                            "gcovlab-baseline"], text=True, capture_output=True,
                           check=True).stdout.strip()
-    os.makedirs(os.path.join(main, "locks"), exist_ok=True)
-    fd = os.open(os.path.join(main, "locks", "own-" + name), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with Lock(os.path.join(main, "locks", "own-" + name), "using %s" % root):
         ready = os.path.join(root, "linux.ready")
         try:
             with open(ready, encoding="utf-8") as f:
@@ -127,8 +125,6 @@ def own_work(name):
                 shutil.rmtree(cache)
             os.symlink(os.path.join("..", "ccache"), cache)
         yield root
-    finally:
-        os.close(fd)
 
 
 @pytest.fixture(scope="session")
@@ -144,7 +140,6 @@ def mainline(tree_repo):
 # whole-kernel one costs 8 minutes).  A test that needs one waits for it
 # on the build's lock.  GCOVLAB_PREBUILD=0 turns this off; the log is
 # prebuild.log in the work directory.
-#
 #
 # A lab kernel cannot be built in the background (its tree moves under the
 # tests), but its objects can be compiled into ccache ahead of time, at
@@ -173,11 +168,11 @@ _prebuild = {"procs": [], "later": []}
 def prebuild_step(config):
     """The shell command that builds CONFIG (or fills the cache for it)."""
     if config.startswith("warm:"):
-        lab, ref = config[len("warm:"):].split("@")
+        name, lab = config[len("warm:"):].split("@")
         # Only a help: if it fails, the test builds everything itself, and
         # the mainline kernels after it still build here.
         return "{ %s %s %s %s || echo 'warm_ccache failed (see above)'; }" % (
-            sys.executable, os.path.join(REPO, "tools", "warm_ccache.py"), lab, ref)
+            sys.executable, os.path.join(REPO, "tools", "warm_ccache.py"), name, lab)
     return "%s build --mainline%s" % (GCOVLAB, " --variant all" if config == "mainline-all" else "")
 
 
