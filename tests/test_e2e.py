@@ -85,8 +85,14 @@ def test_transfer_checksums_match(basic):
     """Every file's size and sha256 as the guest listed them (one archive
     of them all, vm/init.sh) match the file that landed in gcda/."""
     out, _ = basic
-    text = (out / "transfer.log").read_text()
-    assert re.search(r"^GCOVLAB-ARCHIVE \d+ [0-9a-f]{64}\r?$", text, re.M)
+    data = (out / "transfer.log").read_bytes()
+    # the archive travels as raw bytes of the announced size: cut them out
+    head = re.search(rb"^GCOVLAB-ARCHIVE (\d+) ([0-9a-f]{64})\n", data, re.M)
+    assert head
+    archive = data[head.end():head.end() + int(head.group(1))]
+    assert hashlib.sha256(archive).hexdigest() == head.group(2).decode()
+    text = (data[:head.end()] + data[head.end() + len(archive):]).decode()
+    assert "\nGCOVLAB-END\nGCOVLAB-SIZES\n" in text
     sizes = dict((n, s) for s, n in re.findall(r"^(\d+) \./(.+?)\r?$", text, re.M))
     sums = dict((n, d) for d, n in re.findall(r"^([0-9a-f]{64})  \./(.+?)\r?$", text, re.M))
     assert sizes and set(sizes) == set(sums)
@@ -107,7 +113,7 @@ def test_file_by_file_transfer_brings_the_same_files(basic, tmp_path):
     assert "sending them one by one" in (each / "console.log").read_text()
     assert re.search(r"^GCOVLAB-FILE \d+ [0-9a-f]{64} \S+\r?$",
                      (each / "transfer.log").read_text(), re.M)
-    assert "GCOVLAB-ARCHIVE" not in (each / "transfer.log").read_text()
+    assert b"GCOVLAB-ARCHIVE" not in (each / "transfer.log").read_bytes()
 
     def names(root):
         return sorted(os.path.relpath(os.path.join(d, f), root)

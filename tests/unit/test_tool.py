@@ -10,6 +10,7 @@ renaming of a student's branches.
 
 import argparse
 import base64
+import gzip
 import hashlib
 import io
 import os
@@ -104,19 +105,18 @@ def archived(members, sizes=None, sums=None, archive=None, digest=None, drop=())
                 info.size = len(m[1])
                 tar.addfile(info, io.BytesIO(m[1]))
     data = buf.getvalue() if archive is None else archive
-    enc = base64.b64encode(data).decode()
     listed = [m for m in members if not isinstance(m, tarfile.TarInfo) and m[0] not in drop]
-    lines = ["GCOVLAB-ARCHIVE %d %s" % (len(data), digest or hashlib.sha256(data).hexdigest())]
-    lines += [enc[i:i + 76] for i in range(0, len(enc), 76)] + ["GCOVLAB-END"]
+    head = "GCOVLAB-ARCHIVE %d %s\n" % (len(data), digest or hashlib.sha256(data).hexdigest())
+    lines = ["", "GCOVLAB-END"]     # the raw bytes end without a newline
     lines += ["GCOVLAB-SIZES"] + (sizes if sizes is not None else [
         "%d %s" % (len(d), n) for n, d in listed]) + ["GCOVLAB-END"]
     lines += ["GCOVLAB-SHA256"] + (sums if sums is not None else [
         "%s  %s" % (hashlib.sha256(d).hexdigest(), n) for n, d in listed]) + ["GCOVLAB-END"]
-    return "\n".join(lines)
+    return head.encode() + data + "\n".join(lines).encode()
 
 
 def archive_channel(records, count, status=0):
-    return "GCOVLAB-STATUS %d\n%s\nGCOVLAB-DONE %d\n" % (status, records, count)
+    return b"GCOVLAB-STATUS %d\n%s\nGCOVLAB-DONE %d\n" % (status, records, count)
 
 
 def test_archive_good(tmp_path):
@@ -124,6 +124,41 @@ def test_archive_good(tmp_path):
     text = archive_channel(archived([("./x/a.gcda", a), ("./x/y z/b.gcda", b)]), 2, status=4)
     status, files = guest.parse_transfer(text, str(tmp_path / "c"))
     assert status == 4 and files == {"x/a.gcda": a, "x/y z/b.gcda": b}
+
+
+def test_archive_travels_raw(tmp_path):
+    """The archive's bytes are not base64: whatever they hold, newlines and
+    record names among them, is taken by its announced size."""
+    tricky = b"\nGCOVLAB-END\nGCOVLAB-DONE 9\n\r\n\x00\xff"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo("./a.gcda")
+        info.size = len(tricky)
+        tar.addfile(info, io.BytesIO(tricky))
+    # level 0: the member's bytes stand in the archive as they are
+    data = gzip.compress(buf.getvalue(), compresslevel=0)
+    assert tricky in data
+    records = archived([("./a.gcda", tricky)], archive=data)
+    assert guest.parse_transfer(archive_channel(records, 1),
+                                str(tmp_path / "c"))[1] == {"a.gcda": tricky}
+
+
+def test_archive_cut_off_is_a_guest_that_stopped(tmp_path):
+    records = archived([("./a.gcda", bytes(range(256)) * 40)])
+    text = archive_channel(records, 1)
+    cut = text[:text.index(b"GCOVLAB-ARCHIVE") + 300]
+    with pytest.raises(GcovlabError, match="stopped before it sent all coverage data"):
+        guest.parse_transfer(cut, str(tmp_path / "c"))
+
+
+def test_archive_longer_than_announced(tmp_path):
+    good = archived([("./a.gcda", b"abc")])
+    head, rest = good.split(b"\n", 1)
+    size = int(head.split()[1])
+    records = b"GCOVLAB-ARCHIVE %d %s\n%s" % (size - 1, head.split()[2], rest)
+    with pytest.raises(GcovlabError, match="announced as %d bytes is not followed by "
+                                           "GCOVLAB-END" % (size - 1)):
+        guest.parse_transfer(archive_channel(records, 1), str(tmp_path / "c"))
 
 
 def test_archive_damaged_in_transit(tmp_path):
@@ -189,6 +224,7 @@ def test_archive_file_count(tmp_path):
 @pytest.mark.parametrize("bad", [
     "GCOVLAB-STATUS x",
     "GCOVLAB-ARCHIVE 12",
+    "GCOVLAB-ARCHIVE -3 %s" % ("0" * 64),
     "GCOVLAB-SIZES\nnot-a-number ./a.gcda\nGCOVLAB-END",
     "GCOVLAB-SHA256\n%s ./a.gcda\nGCOVLAB-END" % ("0" * 64),
     "GCOVLAB-FILE 3 abc",
@@ -209,7 +245,8 @@ def test_same_file_twice_is_refused(tmp_path):
 
 
 def test_archive_and_single_files_do_not_mix(tmp_path):
-    text = archive_channel(archived([("./a.gcda", b"1")]) + "\n" + sent("b.gcda", b"2"), 2)
+    text = archive_channel(archived([("./a.gcda", b"1")]) + b"\n" + sent("b.gcda", b"2").encode(),
+                           2)
     with pytest.raises(GcovlabError, match="archive and single files as well"):
         guest.parse_transfer(text, str(tmp_path / "c"))
 

@@ -160,7 +160,15 @@ def boot(kernel, initrd, outdir, accel="tcg", timeout=120, append="", cpus=1):
         raise GcovlabError("QEMU failed (exit %d): %s\n%s" % (
             proc.returncode, " ".join(cmd), tail(out.decode(errors="replace"), 20)))
     say("guest finished in %s" % seconds(took))
-    return parse_transfer(read_text(transfer), console)
+    return parse_transfer(read_bytes(transfer), console)
+
+
+def read_bytes(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def read_text(path):
@@ -238,26 +246,54 @@ def _unpack(archive, sizes, sums):
     return files
 
 
-def parse_transfer(text, console):
+def parse_transfer(data, console):
     """Decode the data channel; check every size and checksum.
 
-    The guest sends either one archive of every .gcda file with a list of
-    their sizes and one of their sha256, or (when a file could not be read
-    whole) each file on its own.  See vm/init.sh for the records.
+    The guest sends either one archive of every .gcda file, as raw bytes,
+    with a list of their sizes and one of their sha256, or (when a file
+    could not be read whole) each file on its own, in base64.  See
+    vm/init.sh for the records.  DATA is the channel's bytes (a str is
+    taken as UTF-8).
     """
+    if isinstance(data, str):
+        data = data.encode()
     got = {"status": None, "done": None, "found": None, "archive": None}
     files = {}
     sizes, sums = {}, {}
-    lines = [line.rstrip("\r") for line in text.split("\n")]
-    i = 0
+    lines = []          # the text lines read so far, for block()
+    pos = 0             # where the next line starts in DATA
+
+    def next_line():
+        nonlocal pos
+        end = data.find(b"\n", pos)
+        if end < 0:
+            end = len(data)
+        line = data[pos:end].decode("utf-8", errors="replace").rstrip("\r")
+        pos = end + 1
+        lines.append(line)
+        return line
 
     def block():
-        nonlocal i
         body = []
-        while i < len(lines) and lines[i] != "GCOVLAB-END":
-            body.append(lines[i])
-            i += 1
-        i += 1
+        while pos < len(data):
+            line = next_line()
+            if line == "GCOVLAB-END":
+                break
+            body.append(line)
+        return body
+
+    def raw(size):
+        """SIZE bytes as they came, then the end of their record."""
+        nonlocal pos
+        if pos + size > len(data):
+            return None         # cut off: the guest stopped while sending
+        body = data[pos:pos + size]
+        pos += size
+        if data[pos:pos + 1] != b"\n" or next_line() != "" or \
+                next_line() != "GCOVLAB-END":
+            raise GcovlabError("the guest's data channel is damaged: the archive "
+                               "announced as %d bytes is not followed by GCOVLAB-END "
+                               "(see transfer.log next to %s)" % (size, console))
         return body
 
     def record(line):
@@ -274,14 +310,18 @@ def parse_transfer(text, console):
                 raise GcovlabError("the guest sent a file with an unsafe path %r" % rel)
             if rel in files:
                 raise GcovlabError("the guest sent %s twice" % rel)
-            data = _decode(rel, chunks)
-            _check(rel, data, int(size), digest)
-            files[rel] = data
+            body = _decode(rel, chunks)
+            _check(rel, body, int(size), digest)
+            files[rel] = body
         elif line.startswith("GCOVLAB-ARCHIVE "):
             _tag, size, digest = line.split(" ")
             name = "the archive of .gcda files"
-            got["archive"] = _decode(name, block())
-            _check(name, got["archive"], int(size), digest)
+            if int(size) < 0:
+                raise ValueError("negative size")
+            body = raw(int(size))
+            if body is not None:
+                _check(name, body, int(size), digest)
+                got["archive"] = body
         elif line == "GCOVLAB-SIZES":
             for entry in block():
                 size, name = entry.split(" ", 1)
@@ -291,15 +331,14 @@ def parse_transfer(text, console):
                 digest, name = entry.split("  ", 1)
                 sums[_listed_rel(name)] = digest
 
-    while i < len(lines):
-        line = lines[i]
-        i += 1
+    while pos < len(data):
+        line = next_line()
         try:
             record(line)
         except (ValueError, IndexError):
             raise GcovlabError("the guest's data channel is damaged: line %d does not "
                                "parse: %r (see transfer.log next to %s)" % (
-                                   i, line[:120], console)) from None
+                                   len(lines), line[:120], console)) from None
     status, done, found = got["status"], got["done"], got["found"]
     if status is None or done is None:
         raise GcovlabError(
