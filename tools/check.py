@@ -40,6 +40,7 @@ SECOND = [
     "tests/unit/test_bench.py",
     "tests/unit/test_check.py",
     "tests/unit/test_exercise.py",
+    "tests/unit/test_kept_builds.py",
     "tests/unit/test_standin.py",
     "tests/unit/test_tool.py",
     "tests/unit/test_warm_ccache.py",

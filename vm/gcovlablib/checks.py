@@ -690,12 +690,19 @@ def check_lab9(work):
     if out.endswith("-baseline"):
         raise GcovlabError("this tree has no CONFIG_GCOV_PROFILE: Lab 9's exercise starts "
                            "from lab-9 ('vm/gcovlab exercise 9')")
-    # what an earlier build left in these directories must not be read as
-    # this build's
-    for _todo, rel, _what, _image in PIECES9:
-        for obj in glob.glob(os.path.join(out, rel, "*.o")):
-            os.remove(obj)
     with Lock(os.path.join(work.root, "locks", config), "building the %s kernel" % config):
+        # a complete build of another state is kept before anything here
+        # changes (kbuild.restore_or_keep)
+        kbuild.restore_or_keep(work, out, kbuild.state(work, config))
+        # what an earlier build left in these directories must not be read
+        # as this build's
+        for _todo, rel, _what, _image in PIECES9:
+            for obj in glob.glob(os.path.join(out, rel, "*.o")):
+                os.remove(obj)
+        try:
+            os.remove(os.path.join(out, ".gcovlab-built"))
+        except FileNotFoundError:
+            pass
         kbuild.configure(work, config, out)
         try:
             kbuild.make_all(work, work.tree, out, config,

@@ -283,6 +283,100 @@ def stop_warm_up(work, config):
         os.close(fd)
 
 
+# --- builds kept per tree state ----------------------------------------------
+#
+# A lab kernel's build directory holds one state of the tree at a time, and
+# every move between lab states rebuilt it: kbuild recompiles what the
+# checkout touched (ccache hits, mostly) and links again, about 20 s a move
+# even when the state was built a minute before.  So a complete build of a
+# committed state (no uncommitted change, no untracked file) is kept when
+# the directory moves on, under build/.kept/<directory>/<key>, and put back
+# by a rename when the tree returns to that state: build/lab stays the one
+# path that objects, .gcno files and the pages name.  At most KEEP_BUILDS
+# per directory, the least recently used go first (GCOVLAB_KEEP_BUILDS
+# sets another number; 0 keeps none).
+
+KEEP_BUILDS = 8
+CLEAN_TREE = "+" + hashlib.sha256(b"").hexdigest()[:16]
+
+
+def keep_limit():
+    value = os.environ.get("GCOVLAB_KEEP_BUILDS", "")
+    try:
+        return max(0, int(value)) if value else KEEP_BUILDS
+    except ValueError:
+        raise GcovlabError("GCOVLAB_KEEP_BUILDS=%r is not a number (how many earlier "
+                           "builds to keep per build directory; 0 keeps none)" % value) \
+            from None
+
+
+def kept_root(work, out):
+    return os.path.join(work.root, "build", ".kept", os.path.basename(out))
+
+
+def kept_dir(work, out, built_state):
+    key = hashlib.sha256(built_state.encode()).hexdigest()[:20]
+    return os.path.join(kept_root(work, out), key)
+
+
+def complete_state(out):
+    """The state a build directory holds, if its build finished."""
+    if not os.path.exists(os.path.join(out, "arch/x86/boot/bzImage")):
+        return None
+    return read_stamp(os.path.join(out, ".gcovlab-built"))
+
+
+def worth_keeping(built_state):
+    """A committed state: a tree with uncommitted edits is seldom built twice."""
+    return bool(built_state) and CLEAN_TREE + " " in built_state
+
+
+def prune_kept(work, out, limit):
+    root = kept_root(work, out)
+    try:
+        names = [n for n in os.listdir(root) if not n.endswith(".tmp")]
+    except FileNotFoundError:
+        return
+    names.sort(key=lambda n: os.stat(os.path.join(root, n)).st_mtime, reverse=True)
+    for name in names[limit:]:
+        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def restore_or_keep(work, out, want):
+    """Before a build of state WANT in OUT (the configuration's lock held):
+    put back a kept build of WANT and return True, or keep a copy of the
+    complete build OUT holds now (it is about to change) and return False."""
+    limit = keep_limit()
+    if limit == 0:
+        return False
+    current = complete_state(out)
+    if current == want:
+        return False
+    kept = kept_dir(work, out, want)
+    if complete_state(kept) == want:
+        if worth_keeping(current) and not os.path.isdir(kept_dir(work, out, current)):
+            os.replace(out, kept_dir(work, out, current))
+        elif os.path.isdir(out):
+            shutil.rmtree(out)
+        os.replace(kept, out)
+        os.utime(out)
+        prune_kept(work, out, limit)
+        return True
+    if worth_keeping(current):
+        dest = kept_dir(work, out, current)
+        if not os.path.isdir(dest):
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.rmtree(dest + ".tmp", ignore_errors=True)
+            # cp -a: symbolic links (source) and times as they are, faster
+            # than shutil.copytree for the 5,000 files of a build
+            run(["cp", "-a", out, dest + ".tmp"], what="cp -a")
+            os.replace(dest + ".tmp", dest)
+        else:
+            os.utime(dest)
+        prune_kept(work, out, limit)
+    return False
+
+
 def build_kernel(work, config, force=False):
     """Build (incrementally) the kernel of a configuration."""
     with Lock(os.path.join(work.root, "locks", config), "building the %s kernel" % config):
@@ -299,6 +393,11 @@ def _build_kernel(work, config, force):
         return
     if not Config.parse(config).is_mainline:
         stop_warm_up(work, config)
+        want = state(work, config)
+        if not force and restore_or_keep(work, out, want):
+            say("%s kernel is up to date (build/%s: the build of this tree state "
+                "kept in build/.kept, put back)" % (config, os.path.basename(out)))
+            return
     configure(work, config, out)
     src = source_dir(work, config)
     took, compiled = make_all(work, src, out, config, os.path.join(out, "gcovlab-build.log"))

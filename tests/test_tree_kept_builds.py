@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Moving between lab states does not rebuild a state built before: its
+build directory is kept when the tree moves on and put back when the tree
+returns (kbuild.restore_or_keep; tests/unit/test_kept_builds.py has the
+cases).  Here with real kernels: Labs 7 and 8, which the pages built
+earlier in make check, so this takes seconds there."""
+
+import hashlib
+import os
+import re
+import subprocess
+
+from conftest import gcovlab, ok, work_root
+
+OUT = os.path.join(work_root(), "build", "lab")
+
+
+def image_digest():
+    with open(os.path.join(OUT, "arch", "x86", "boot", "bzImage"), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def test_a_lab_state_built_before_is_put_back_not_rebuilt(tree, tmp_path):
+    try:
+        ok(gcovlab("build", "--lab", "7"))
+        seven = image_digest()
+        ok(gcovlab("build", "--lab", "8"))
+        assert image_digest() != seven
+        back = ok(gcovlab("build", "--lab", "7"))
+        assert "lab kernel is up to date (build/lab: the build of this tree state " \
+            "kept in build/.kept, put back)" in back.stdout, back.stdout
+        assert "building the lab kernel" not in back.stdout
+        # the very image built for Lab 7, in a build directory that works
+        # for what comes next (modules are built with make -C there)
+        assert image_digest() == seven
+        release = subprocess.run(["make", "-s", "-C", OUT, "kernelrelease"], text=True,
+                                 capture_output=True)
+        assert release.returncode == 0 and release.stdout.startswith("6.1"), release
+        # it boots, and its .gcda files come out (vm/smoke.sh)
+        booted = ok(gcovlab("boot", "--lab", "7", "--out", str(tmp_path / "boot")))
+        assert "kernel is up to date" in booted.stdout, booted.stdout
+        assert re.search(r"\d+ \.gcda files? received", booted.stdout), booted.stdout
+        again = ok(gcovlab("build", "--lab", "7"))
+        assert "lab kernel is up to date (build/lab in the work directory)" in again.stdout
+        status = ok(gcovlab("status"))
+        assert "kept builds:" in status.stdout
+    finally:
+        ok(gcovlab("lab", "0"))

@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kbuild.restore_or_keep: a complete build of a committed tree state is
+kept when its build directory moves on, and put back by a rename when the
+tree returns to that state.  Build directories are stood in for here by a
+stamp, a bzImage and a symbolic link; nothing is compiled."""
+
+import os
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "vm"))
+
+from gcovlablib import kbuild  # noqa: E402
+from gcovlablib.util import GcovlabError  # noqa: E402
+
+CLEAN = kbuild.CLEAN_TREE
+
+
+def state(commit, clean=True):
+    return "%s%s config=abc make=CC=gcc" % (commit, CLEAN if clean else "+0123456789abcdef")
+
+
+class FakeWork:
+    def __init__(self, root):
+        self.root = str(root)
+
+
+def fake_build(out, built_state, payload=None):
+    """A complete build directory of BUILT_STATE (None: interrupted)."""
+    os.makedirs(os.path.join(out, "arch/x86/boot"), exist_ok=True)
+    with open(os.path.join(out, "arch/x86/boot/bzImage"), "w") as f:
+        f.write(payload or built_state or "half")
+    if not os.path.lexists(os.path.join(out, "source")):
+        os.symlink("/some/tree", os.path.join(out, "source"))
+    stamp = os.path.join(out, ".gcovlab-built")
+    if built_state is None:
+        if os.path.exists(stamp):
+            os.remove(stamp)
+    else:
+        kbuild.write_stamp(stamp, built_state)
+
+
+def image(out):
+    with open(os.path.join(out, "arch/x86/boot/bzImage")) as f:
+        return f.read()
+
+
+def kept(work, out):
+    root = kbuild.kept_root(work, out)
+    return sorted(os.listdir(root)) if os.path.isdir(root) else []
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    monkeypatch.delenv("GCOVLAB_KEEP_BUILDS", raising=False)
+    work = FakeWork(tmp_path)
+    out = os.path.join(str(tmp_path), "build", "lab")
+    return work, out
+
+
+def test_a_committed_state_is_kept_before_the_directory_moves_on(setup):
+    work, out = setup
+    fake_build(out, state("a"))
+    assert kbuild.restore_or_keep(work, out, state("b")) is False
+    # the directory itself is left for make; a copy of state a is kept
+    assert kbuild.complete_state(out) == state("a")
+    copy = kbuild.kept_dir(work, out, state("a"))
+    assert kbuild.complete_state(copy) == state("a") and image(copy) == state("a")
+    assert os.readlink(os.path.join(copy, "source")) == "/some/tree"
+
+
+def test_returning_to_a_kept_state_puts_it_back(setup):
+    work, out = setup
+    fake_build(out, state("a"))
+    kbuild.restore_or_keep(work, out, state("b"))
+    fake_build(out, state("b"))                     # make built b there
+    assert kbuild.restore_or_keep(work, out, state("a")) is True
+    assert kbuild.complete_state(out) == state("a") and image(out) == state("a")
+    # b was moved aside (a rename, not a copy), a is no longer kept twice
+    assert kept(work, out) == [os.path.basename(kbuild.kept_dir(work, out, state("b")))]
+    assert kbuild.restore_or_keep(work, out, state("b")) is True
+    assert image(out) == state("b")
+
+
+def test_a_tree_with_uncommitted_edits_is_not_kept(setup):
+    work, out = setup
+    fake_build(out, state("a", clean=False))
+    assert kbuild.restore_or_keep(work, out, state("b")) is False
+    assert kept(work, out) == []
+    # and it makes room when a kept state is put back
+    fake_build(kbuild.kept_dir(work, out, state("c")), state("c"))
+    assert kbuild.restore_or_keep(work, out, state("c")) is True
+    assert image(out) == state("c") and kept(work, out) == []
+
+
+def test_an_interrupted_build_is_not_kept(setup):
+    work, out = setup
+    fake_build(out, None)
+    assert kbuild.restore_or_keep(work, out, state("b")) is False
+    assert kept(work, out) == []
+
+
+def test_a_kept_directory_without_its_image_is_not_put_back(setup):
+    work, out = setup
+    fake_build(out, state("a"))
+    broken = kbuild.kept_dir(work, out, state("b"))
+    fake_build(broken, state("b"))
+    os.remove(os.path.join(broken, "arch/x86/boot/bzImage"))
+    assert kbuild.restore_or_keep(work, out, state("b")) is False
+    assert kbuild.complete_state(out) == state("a")
+
+
+def test_the_directory_already_at_the_state_is_left_alone(setup):
+    work, out = setup
+    fake_build(out, state("a"))
+    assert kbuild.restore_or_keep(work, out, state("a")) is False
+    assert kept(work, out) == []
+
+
+def test_a_first_build_has_nothing_to_keep(setup):
+    work, out = setup
+    assert kbuild.restore_or_keep(work, out, state("a")) is False
+    assert not os.path.exists(out) and kept(work, out) == []
+
+
+def test_the_least_recently_used_go_first(setup, monkeypatch):
+    work, out = setup
+    monkeypatch.setenv("GCOVLAB_KEEP_BUILDS", "2")
+    for commit in "abcd":
+        fake_build(out, state(commit))
+        kbuild.restore_or_keep(work, out, state(commit + "-next"))
+        # mtimes a second apart: the order is not left to the clock's grain
+        copy = kbuild.kept_dir(work, out, state(commit))
+        when = time.time() - 100 + "abcd".index(commit)
+        os.utime(copy, (when, when))
+    kbuild.prune_kept(work, out, kbuild.keep_limit())
+    assert kept(work, out) == sorted(os.path.basename(kbuild.kept_dir(work, out, state(c)))
+                                     for c in "cd")
+
+
+def test_keep_nothing(setup, monkeypatch):
+    work, out = setup
+    monkeypatch.setenv("GCOVLAB_KEEP_BUILDS", "0")
+    fake_build(out, state("a"))
+    assert kbuild.restore_or_keep(work, out, state("b")) is False
+    assert kept(work, out) == []
+
+
+def test_a_bad_limit_is_named(setup, monkeypatch):
+    work, out = setup
+    monkeypatch.setenv("GCOVLAB_KEEP_BUILDS", "many")
+    fake_build(out, state("a"))
+    with pytest.raises(GcovlabError, match="GCOVLAB_KEEP_BUILDS='many' is not a number"):
+        kbuild.restore_or_keep(work, out, state("b"))
+
+
+def test_real_states_of_a_clean_tree_are_worth_keeping():
+    # the format kbuild.state() and tree.source_state() give
+    assert kbuild.worth_keeping("0123abcd%s config=x make=y" % CLEAN)
+    assert not kbuild.worth_keeping("0123abcd+ffffffffffffffff config=x make=y")
+    assert not kbuild.worth_keeping(None)
