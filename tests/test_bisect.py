@@ -44,10 +44,15 @@ def test_prefix_applies_builds_boots(bisect, k, tmp_path):
     root, tree = bisect
     # Tests run in order: the branch holds patches 1..k-1 already.
     assert len(git(tree, "rev-list", "gcovlab-baseline..HEAD").split()) == k - 1
+    # A fixed committer and date: the same prefix is the same commit in
+    # every run, so a later make check finds its build kept (all twelve:
+    # GCOVLAB_KEEP_BUILDS) and puts it back instead of building again.
     env = dict(os.environ, GIT_COMMITTER_NAME="gcovlab-test",
-               GIT_COMMITTER_EMAIL="test@invalid")
+               GIT_COMMITTER_EMAIL="test@invalid",
+               GIT_COMMITTER_DATE=git(tree, "log", "-1", "--format=%cI",
+                                      "gcovlab-baseline").strip())
     git(tree, "am", "--quiet", PATCHES[k - 1], env=env)
-    own = {"GCOVLAB_WORK": root}
+    own = {"GCOVLAB_WORK": root, "GCOVLAB_KEEP_BUILDS": str(len(PATCHES) + 1)}
     ok(gcovlab("build", "--tree", env=own))
     ok(gcovlab("boot", "--tree", "--out", tmp_path / "boot", env=own))
     with open(tmp_path / "boot" / "console.log", encoding="utf-8", errors="replace") as f:
