@@ -6,7 +6,12 @@ exactly when the tree has kernel/gcov/base.c.
 It moves a kernel tree of its own, in a work directory of its own
 (conftest.own_work: WORK/bisect, a clone of the tree that shares its
 objects and the ccache), so make check runs it in its second process,
-beside the tests that move the shared tree (tools/check.py)."""
+beside the tests that move the shared tree (tools/check.py).
+
+The prefixes are the same commits in every run, and their builds are
+kept (kbuild.restore_or_keep): after the first run a prefix is built
+again only when its patches, the configuration or the compiler changed,
+and every prefix is still booted."""
 
 import os
 import re

@@ -41,7 +41,10 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 
 data=/dev/ttyS1
-stty -F "$data" raw -echo 2>/dev/null
+# Raw: no newline translation, so the archive's bytes pass as they are.
+# Without it the archive is not sent at once (send_archive refuses).
+raw=
+stty -F "$data" raw -echo 2>/dev/null && raw=1
 
 cd /work || exit 1
 started=$(cut -d " " -f 1 /proc/uptime)
@@ -87,6 +90,10 @@ send_archive() {
 	# busybox ash has pipefail: a tar that fails is not hidden by gzip
 	# shellcheck disable=SC3040
 	set -o pipefail
+	if [ -z "$raw" ]; then
+		echo "stty could not put $data in raw mode" >&2
+		return 1
+	fi
 	mkdir /tmp/gcov || return 1
 	for entry in "$gcov"/* "$gcov"/.[!.]*; do
 		[ -e "$entry" ] || [ -L "$entry" ] || continue

@@ -161,3 +161,88 @@ def test_real_states_of_a_clean_tree_are_worth_keeping():
     assert kbuild.worth_keeping("0123abcd%s config=x make=y" % CLEAN)
     assert not kbuild.worth_keeping("0123abcd+ffffffffffffffff config=x make=y")
     assert not kbuild.worth_keeping(None)
+
+
+def test_using_a_kept_build_makes_it_the_most_recent(setup, monkeypatch):
+    work, out = setup
+    monkeypatch.setenv("GCOVLAB_KEEP_BUILDS", "2")
+    old = time.time() - 1000
+    for commit, when in (("a", old), ("b", old + 500)):
+        fake_build(kbuild.kept_dir(work, out, state(commit)), state(commit))
+        os.utime(kbuild.kept_dir(work, out, state(commit)), (when, when))
+    fake_build(out, state("c"))
+    # a, the oldest, is put back (c moves aside, used more lately than b);
+    # then d is built: a is kept again and is the most recent, so b goes
+    assert kbuild.restore_or_keep(work, out, state("a")) is True
+    os.utime(kbuild.kept_dir(work, out, state("c")), (old + 600, old + 600))
+    assert kbuild.restore_or_keep(work, out, state("d")) is False
+    assert kept(work, out) == sorted(os.path.basename(kbuild.kept_dir(work, out, state(c)))
+                                     for c in "ac")
+
+
+def test_what_an_interrupted_keep_left_goes(setup):
+    work, out = setup
+    half = kbuild.kept_dir(work, out, state("x")) + ".tmp"
+    fake_build(half, state("x"))
+    fake_build(out, state("a"))
+    kbuild.restore_or_keep(work, out, state("b"))
+    assert not os.path.exists(half)
+    assert kept(work, out) == [os.path.basename(kbuild.kept_dir(work, out, state("a")))]
+
+
+def test_keep_nothing_frees_what_was_kept(setup, monkeypatch):
+    work, out = setup
+    fake_build(out, state("a"))
+    kbuild.restore_or_keep(work, out, state("b"))
+    assert kept(work, out)
+    monkeypatch.setenv("GCOVLAB_KEEP_BUILDS", "0")
+    kbuild.restore_or_keep(work, out, state("b"))
+    assert not os.path.exists(kbuild.kept_root(work, out))
+
+
+def test_a_copy_that_fails_is_said_and_the_build_goes_on(setup, monkeypatch, capsys):
+    work, out = setup
+    fake_build(out, state("a"))
+    real = kbuild.probe
+
+    def failing_cp(cmd, **kw):
+        if cmd[0] == "cp":
+            os.makedirs(cmd[-1])            # what a cp cut short leaves
+            return real(["sh", "-c", "echo 'No space left on device' >&2; exit 1"])
+        return real(cmd, **kw)
+    monkeypatch.setattr(kbuild, "probe", failing_cp)
+    assert kbuild.restore_or_keep(work, out, state("b")) is False
+    assert "could not keep the build" in capsys.readouterr().err
+    assert kept(work, out) == []
+    assert kbuild.complete_state(out) == state("a")
+
+
+def test_a_removal_cut_short_leaves_no_complete_build(setup, monkeypatch):
+    work, out = setup
+    fake_build(out, state("a"))
+    monkeypatch.setattr(kbuild.shutil, "rmtree", lambda *a, **k: None)
+    kbuild.discard(out)
+    assert kbuild.complete_state(out) is None
+
+
+def test_a_kept_build_is_of_one_compiler(setup, monkeypatch):
+    work, out = setup
+    before = kbuild.kept_dir(work, out, state("a"))
+    monkeypatch.setattr(kbuild, "compiler_id", lambda: "gcc (Debian 12.3.0-1) 12.3.0")
+    assert kbuild.kept_dir(work, out, state("a")) != before
+
+
+def test_module_objects_of_another_kernel_build_go(tmp_path):
+    kout, dst = str(tmp_path / "k"), str(tmp_path / "m")
+    fake_build(kout, state("a"))
+    os.makedirs(dst)
+    for name in ("drv.c", "Makefile", "drv.o", "drv.ko", ".drv.o.cmd", "drv.gcno"):
+        (tmp_path / "m" / name).write_text("x")
+    kbuild.forget_other_kernel(kout, dst)           # first build: nothing known
+    assert sorted(os.listdir(dst)) == [".gcovlab-kernel", "Makefile", "drv.c"]
+    (tmp_path / "m" / "drv.o").write_text("x")
+    kbuild.forget_other_kernel(kout, dst)           # the same kernel: kept
+    assert os.path.exists(os.path.join(dst, "drv.o"))
+    fake_build(kout, state("b"))                    # another state put back
+    kbuild.forget_other_kernel(kout, dst)
+    assert not os.path.exists(os.path.join(dst, "drv.o"))

@@ -151,6 +151,25 @@ def test_archive_cut_off_is_a_guest_that_stopped(tmp_path):
         guest.parse_transfer(cut, str(tmp_path / "c"))
 
 
+@pytest.mark.parametrize("keep", [0, 1, 5])
+def test_archive_cut_in_its_trailer_is_a_guest_that_stopped(tmp_path, keep):
+    records = archived([("./a.gcda", b"abc")])
+    head = records.split(b"\n", 1)[0]
+    end = len(head) + 1 + int(head.split()[1])
+    text = archive_channel(records, 1)
+    text = text[:text.index(records) + end + keep]        # ends in "\nGCOVL"
+    with pytest.raises(GcovlabError, match="stopped before it sent all coverage data"):
+        guest.parse_transfer(text, str(tmp_path / "c"))
+
+
+def test_a_bad_line_after_the_archive_is_named_by_its_line_number(tmp_path):
+    records = archived([("./a.gcda", b"abc")])
+    text = archive_channel(records + b"\nGCOVLAB-DONE x", 1)
+    number = text[:text.index(b"GCOVLAB-DONE x")].count(b"\n") + 1
+    with pytest.raises(GcovlabError, match="line %d does not parse: 'GCOVLAB-DONE x'" % number):
+        guest.parse_transfer(text, str(tmp_path / "c"))
+
+
 def test_archive_longer_than_announced(tmp_path):
     good = archived([("./a.gcda", b"abc")])
     head, rest = good.split(b"\n", 1)

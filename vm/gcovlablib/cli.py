@@ -287,8 +287,11 @@ def cmd_status(work, _args):
             img = os.path.join(builds, name, "arch/x86/boot/bzImage")
             print("%-24s %s" % ("%s kernel:" % name, img if os.path.exists(img) else "not built"))
     kept = os.path.join(builds, ".kept")
-    states = sum(len(os.listdir(os.path.join(kept, d))) for d in
-                 (os.listdir(kept) if os.path.isdir(kept) else []))
+    states = 0
+    for root, dirs, _files in os.walk(kept):
+        if root != kept:
+            states += len([d for d in dirs if not d.endswith(".tmp")])
+            dirs[:] = []
     print("%-24s %d in %s (earlier tree states, put back when the tree returns to one; "
           "at most %d per directory)" % ("kept builds:", states, kept, kbuild.keep_limit()))
     return 0

@@ -260,7 +260,6 @@ def parse_transfer(data, console):
     got = {"status": None, "done": None, "found": None, "archive": None}
     files = {}
     sizes, sums = {}, {}
-    lines = []          # the text lines read so far, for block()
     pos = 0             # where the next line starts in DATA
 
     def next_line():
@@ -270,7 +269,6 @@ def parse_transfer(data, console):
             end = len(data)
         line = data[pos:end].decode("utf-8", errors="replace").rstrip("\r")
         pos = end + 1
-        lines.append(line)
         return line
 
     def block():
@@ -285,8 +283,11 @@ def parse_transfer(data, console):
     def raw(size):
         """SIZE bytes as they came, then the end of their record."""
         nonlocal pos
-        if pos + size > len(data):
-            return None         # cut off: the guest stopped while sending
+        trailer = b"\nGCOVLAB-END"
+        if len(data) < pos + size + len(trailer) and \
+                trailer.startswith(data[pos + size:]):
+            pos = len(data)     # cut off: the guest stopped while sending
+            return None
         body = data[pos:pos + size]
         pos += size
         if data[pos:pos + 1] != b"\n" or next_line() != "" or \
@@ -332,13 +333,15 @@ def parse_transfer(data, console):
                 sums[_listed_rel(name)] = digest
 
     while pos < len(data):
+        first = pos
         line = next_line()
         try:
             record(line)
         except (ValueError, IndexError):
             raise GcovlabError("the guest's data channel is damaged: line %d does not "
                                "parse: %r (see transfer.log next to %s)" % (
-                                   len(lines), line[:120], console)) from None
+                                   data.count(b"\n", 0, first) + 1, line[:120],
+                                   console)) from None
     status, done, found = got["status"], got["done"], got["found"]
     if status is None or done is None:
         raise GcovlabError(

@@ -13,7 +13,7 @@ import time
 from . import tree as treemod
 from . import config as config_mod
 from .config import Config
-from .util import GcovlabError, Lock, Step, probe, run, say, seconds, spawn, tail
+from .util import GcovlabError, Lock, Step, probe, run, say, seconds, spawn, tail, warn
 from .work import VM, kconfig_defines
 
 # Every kernel starts from tinyconfig plus the shared VM fragment; the
@@ -314,8 +314,14 @@ def kept_root(work, out):
     return os.path.join(work.root, "build", ".kept", os.path.basename(out))
 
 
+def compiler_id():
+    return probe(["gcc", "--version"]).stdout.split("\n")[0]
+
+
 def kept_dir(work, out, built_state):
-    key = hashlib.sha256(built_state.encode()).hexdigest()[:20]
+    """Where the build of BUILT_STATE is kept; the key names the compiler
+    too, so a kept build never outlives a compiler upgrade."""
+    key = hashlib.sha256(("%s\0%s" % (built_state, compiler_id())).encode()).hexdigest()[:20]
     return os.path.join(kept_root(work, out), key)
 
 
@@ -331,15 +337,56 @@ def worth_keeping(built_state):
     return bool(built_state) and CLEAN_TREE + " " in built_state
 
 
+def discard(path):
+    """Remove a build directory so that no part of it can pass for a
+    complete build if the removal is cut short: the stamp goes first."""
+    try:
+        os.remove(os.path.join(path, ".gcovlab-built"))
+    except FileNotFoundError:
+        pass
+    except NotADirectoryError:
+        os.remove(path)
+        return
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def prune_kept(work, out, limit):
+    """Keep the LIMIT most recently used builds of OUT's directory; copies
+    an interrupted keep left (*.tmp) go too (the lock is held)."""
     root = kept_root(work, out)
     try:
-        names = [n for n in os.listdir(root) if not n.endswith(".tmp")]
+        names = os.listdir(root)
     except FileNotFoundError:
         return
+    for name in [n for n in names if n.endswith(".tmp")]:
+        discard(os.path.join(root, name))
+    names = [n for n in names if not n.endswith(".tmp")]
     names.sort(key=lambda n: os.stat(os.path.join(root, n)).st_mtime, reverse=True)
     for name in names[limit:]:
-        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        discard(os.path.join(root, name))
+    if limit == 0 and os.path.isdir(root):
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def keep_copy(work, out, built_state):
+    """Copy OUT's complete build of BUILT_STATE to its kept place.  Only a
+    help: a failure (a full disk) is said and the build goes on."""
+    dest = kept_dir(work, out, built_state)
+    if os.path.isdir(dest):
+        os.utime(dest)
+        return
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    discard(dest + ".tmp")
+    # cp -a: symbolic links (source) and times as they are, and faster
+    # than shutil.copytree for the 5,000 files of a build
+    proc = probe(["cp", "-a", out, dest + ".tmp"])
+    if proc.returncode != 0:
+        discard(dest + ".tmp")
+        warn("could not keep the build of the state %s holds, to put it back later "
+             "(%s); building on" % (out, (proc.stderr or "cp -a failed").strip()))
+        return
+    os.replace(dest + ".tmp", dest)
+    os.utime(dest)
 
 
 def restore_or_keep(work, out, want):
@@ -348,6 +395,7 @@ def restore_or_keep(work, out, want):
     complete build OUT holds now (it is about to change) and return False."""
     limit = keep_limit()
     if limit == 0:
+        prune_kept(work, out, 0)        # GCOVLAB_KEEP_BUILDS=0 frees the disk
         return False
     current = complete_state(out)
     if current == want:
@@ -356,23 +404,14 @@ def restore_or_keep(work, out, want):
     if complete_state(kept) == want:
         if worth_keeping(current) and not os.path.isdir(kept_dir(work, out, current)):
             os.replace(out, kept_dir(work, out, current))
-        elif os.path.isdir(out):
-            shutil.rmtree(out)
+        elif os.path.lexists(out):
+            discard(out)
         os.replace(kept, out)
         os.utime(out)
         prune_kept(work, out, limit)
         return True
     if worth_keeping(current):
-        dest = kept_dir(work, out, current)
-        if not os.path.isdir(dest):
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            shutil.rmtree(dest + ".tmp", ignore_errors=True)
-            # cp -a: symbolic links (source) and times as they are, faster
-            # than shutil.copytree for the 5,000 files of a build
-            run(["cp", "-a", out, dest + ".tmp"], what="cp -a")
-            os.replace(dest + ".tmp", dest)
-        else:
-            os.utime(dest)
+        keep_copy(work, out, current)
         prune_kept(work, out, limit)
     return False
 
@@ -391,9 +430,9 @@ def _build_kernel(work, config, force):
         say("%s kernel is up to date (build/%s in the work directory)" % (
             config, os.path.basename(out)))
         return
+    want = state(work, config)
     if not Config.parse(config).is_mainline:
         stop_warm_up(work, config)
-        want = state(work, config)
         if not force and restore_or_keep(work, out, want):
             say("%s kernel is up to date (build/%s: the build of this tree state "
                 "kept in build/.kept, put back)" % (config, os.path.basename(out)))
@@ -401,7 +440,14 @@ def _build_kernel(work, config, force):
     configure(work, config, out)
     src = source_dir(work, config)
     took, compiled = make_all(work, src, out, config, os.path.join(out, "gcovlab-build.log"))
-    write_stamp(os.path.join(out, ".gcovlab-built"), state(work, config))
+    # The state the build started from: if the tree changed while make
+    # ran (an editor saved a file), the objects may be of either, and no
+    # stamp is written, so the next build runs make again.
+    if state(work, config) == want:
+        write_stamp(os.path.join(out, ".gcovlab-built"), want)
+    else:
+        say("the tree changed while the %s kernel was built: the next build runs "
+            "make again" % config)
     say("built the %s kernel in %s (%d files compiled): %s" % (
         config, seconds(took), compiled, os.path.join(out, "arch/x86/boot/bzImage")))
 
@@ -513,10 +559,27 @@ def shown(path):
     return path if rel.startswith("..") else rel
 
 
+def forget_other_kernel(kout, dst):
+    """Remove a module's objects built against another kernel build than
+    the one KOUT holds now (its stamp, in DST/.gcovlab-kernel): a build put
+    back from build/.kept has older files than the module's objects, so
+    make would not see that the kernel under them changed."""
+    against = "%s %s" % (kout, read_stamp(os.path.join(kout, ".gcovlab-built")))
+    mark = os.path.join(dst, ".gcovlab-kernel")
+    if read_stamp(mark) == against:
+        return
+    for dirpath, _d, filenames in os.walk(dst):
+        for name in filenames:
+            if is_product(name):
+                os.remove(os.path.join(dirpath, name))
+    write_stamp(mark, against)
+
+
 def build_module(work, config, src, dst, profile_var, extra=()):
     """Build an out-of-tree module with every object instrumented."""
     sync_sources(src, dst)
     kout = work.build_dir(config)
+    forget_other_kernel(kout, dst)
     # Stale data of an earlier run must not be read as this run's.
     for dirpath, _d, filenames in os.walk(dst):
         for name in filenames:
