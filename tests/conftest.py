@@ -140,21 +140,12 @@ def mainline(tree_repo):
 # whole-kernel one costs 8 minutes).  A test that needs one waits for it
 # on the build's lock.  GCOVLAB_PREBUILD=0 turns this off; the log is
 # prebuild.log in the work directory.
-#
-# A lab kernel cannot be built in the background (its tree moves under the
-# tests), but its objects can be compiled into ccache ahead of time, at
-# the same paths, in a mount namespace of their own (tools/warm_ccache.py,
-# "warm:CONFIG@LAB"): the whole-kernel and SMP kernels of Labs 9 and 10
-# (665 and 905 objects), which the last pages build, on the core that
-# single-CPU guests leave idle.  A build of the same configuration that
-# starts first stops the warm-up.
 PREBUILD_FOR = {
-    # test file -> the mainline kernels its tests use, and the caches
+    # test file -> the mainline kernels its tests use
     "test_e2e.py": ["mainline"],
-    "test_pages.py": ["mainline", "warm:lab-all@9", "warm:lab-smp@10"],
+    "test_pages.py": ["mainline"],
     "test_lab07_debugfs.py": ["mainline"],
-    "test_lab09_all.py": ["mainline", "mainline-all", "warm:lab-all@9"],
-    "test_lab10_smp.py": ["warm:lab-smp@10"],
+    "test_lab09_all.py": ["mainline", "mainline-all"],
 }
 # A kernel needed late starts when the run reaches this test file, when
 # that file is selected: measured on a cold run, the first half hour kept
@@ -166,13 +157,7 @@ _prebuild = {"procs": [], "later": []}
 
 
 def prebuild_step(config):
-    """The shell command that builds CONFIG (or fills the cache for it)."""
-    if config.startswith("warm:"):
-        name, lab = config[len("warm:"):].split("@")
-        # Only a help: if it fails, the test builds everything itself, and
-        # the mainline kernels after it still build here.
-        return "{ %s %s %s %s || echo 'warm_ccache failed (see above)'; }" % (
-            sys.executable, os.path.join(REPO, "tools", "warm_ccache.py"), name, lab)
+    """The shell command that builds CONFIG."""
     return "%s build --mainline%s" % (GCOVLAB, " --variant all" if config == "mainline-all" else "")
 
 

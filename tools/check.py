@@ -43,7 +43,6 @@ SECOND = [
     "tests/unit/test_kept_builds.py",
     "tests/unit/test_standin.py",
     "tests/unit/test_tool.py",
-    "tests/unit/test_warm_ccache.py",
     "tests/test_docs.py",
     "tests/test_exercises.py",
     "tests/test_format_host.py",

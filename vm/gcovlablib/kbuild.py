@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Kernel and module builds: O= build directories, one per configuration."""
 
-import fcntl
 import hashlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 
@@ -85,8 +83,7 @@ def make_env(work):
     # measured here, a cold tiny-kernel build 3 min 26 s -> 3 min 10 s.
     # (No CCACHE_BASEDIR: ccache would hand gcc relative paths, and the
     # .gcno files and __FILE__ would then name ../../linux/... instead of
-    # the tree; tools/warm_ccache.py shares objects between trees by
-    # building at the same absolute paths instead.)
+    # the tree.)
     env.setdefault("CCACHE_DEPEND", "1")
     # make imports the environment: variables kbuild reads must not leak
     # in from the user's shell.
@@ -249,40 +246,6 @@ def up_to_date(work, config, out=None):
             and read_stamp(stamp) == state(work, config))
 
 
-def warm_lock(work, config):
-    """The lock tools/warm_ccache.py holds while it fills the cache for
-    CONFIG (its process id in the same name + '.pid')."""
-    return os.path.join(work.root, "locks", "warm-%s" % config)
-
-
-def stop_warm_up(work, config):
-    """Stop tools/warm_ccache.py if it is compiling CONFIG into the cache
-    (the test suite runs it in the background, niced): this build would
-    compile the same files beside it, or wait behind a process that gets
-    the CPU last.  What it compiled so far is in the cache."""
-    path = warm_lock(work, config)
-    if not os.path.exists(path):
-        return
-    fd = os.open(path, os.O_RDWR)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
-        try:
-            with open(path + ".pid", encoding="utf-8") as f:
-                pid = int(f.read().strip())
-            os.kill(pid, signal.SIGTERM)
-            say("stopped tools/warm_ccache.py (pid %d), which was compiling the %s kernel "
-                "into ccache; what it compiled is in the cache" % (pid, config))
-        except (OSError, ValueError):
-            pass
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    finally:
-        os.close(fd)
-
-
 # --- builds kept per tree state ----------------------------------------------
 #
 # A lab kernel's build directory holds one state of the tree at a time, and
@@ -432,7 +395,6 @@ def _build_kernel(work, config, force):
         return
     want = state(work, config)
     if not Config.parse(config).is_mainline:
-        stop_warm_up(work, config)
         if not force and restore_or_keep(work, out, want):
             say("%s kernel is up to date (build/%s: the build of this tree state "
                 "kept in build/.kept, put back)" % (config, os.path.basename(out)))
