@@ -343,10 +343,22 @@ MASKS = [
 ]
 
 
+# A kernel message on the console can land in the middle of a line the
+# workload is printing (on two vCPUs, Lab 10's "online CPUs: 0-1" once
+# ended "...0-1[ 0.912345] gcovrace: loading out-of-tree module taints
+# kernel." and the workload's newline followed as an empty line): put the
+# message on a line of its own, as it is on a quiet console.
+GLUED = re.compile(r"(?<=[^\n])(\[ *\d+\.\d{6}\] [^\n]*)(\n\n|\n|$)")
+
+
+def unglue(text):
+    return GLUED.sub(lambda m: "\n" + m.group(1) + ("\n" if m.group(2) else ""), text)
+
+
 def mask(text):
     out = []
     in_tail = False
-    for line in text.split("\n"):
+    for line in unglue(text).split("\n"):
         # a failed build's "End of the log:": which lines are last depends
         # on how make's parallel jobs interleaved, and on what a cold build
         # still had to compile; the page cites its "First error lines"

@@ -189,3 +189,16 @@ def test_masks_a_link_s_size_and_the_tree_s_first_time_message():
     assert cold == warm
     assert pagerun.mask("-rw------- 1 root root 90 Dec  5 01:02 a\n") != \
         pagerun.mask("-rw------- 1 root root 81 Dec  5 01:02 a\n")
+
+
+def test_a_kernel_message_inside_a_workload_line_gets_a_line_of_its_own():
+    # Lab 10 on two vCPUs: the console's printk landed in the workload's
+    # echo, whose newline then followed as an empty line
+    glued = ("online CPUs: 0-1[    0.912345] gcovrace: loading out-of-tree module "
+             "taints kernel.\n\n---- end of workload output ----")
+    quiet = ("online CPUs: 0-1\n[    0.812345] gcovrace: loading out-of-tree module "
+             "taints kernel.\n---- end of workload output ----")
+    assert pagerun.mask(glued) == pagerun.mask(quiet)
+    assert pagerun.mask(glued)[0] == "online CPUs: 0-1"
+    # a message at the start of a line is left as it is
+    assert pagerun.mask("[    1.000000] x\ny") == ["[<timestamp>] x", "y"]

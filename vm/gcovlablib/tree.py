@@ -378,6 +378,11 @@ def put_back(tree, back):
     is refused) and HEAD holds only the tool's commits."""
     probe(["git", "-C", tree, "am", "--abort"])
     probe(["git", "-C", tree, "reset", "--hard", "--quiet"])
+    # A file the cut-short am had written but not yet added (a patch's new
+    # kernel/gcov/fs.c, once) is untracked now, and reset leaves it.  The
+    # tree had no untracked file before (a dirty tree is refused), so
+    # whatever is untracked now came from the am.
+    probe(["git", "-C", tree, "clean", "-f", "-d", "--quiet"])
     probe(["git", "-C", tree, "checkout", "--quiet", back])
 
 
