@@ -306,7 +306,11 @@ COLD_ONLY = re.compile(r"^gcovlab: (?:%s)$" % "|".join([
 
 # Kernel messages that come whenever the device or timer gets to it, not at
 # a fixed point of the workload: dropped before comparing.
+# The clocksource watchdog's verdict on the TSC, under TCG on a busy host,
+# comes as a group: "clocksource: ...", "tsc: Marking TSC unstable ...",
+# "TSC found unstable after boot ...", "sched_clock: Marking unstable ...".
 NOISE = re.compile(r"^\[ *\d+\.\d+\] (?:input: |random: |clocksource: |tsc: |"
+                   r"TSC found unstable |sched_clock: |"
                    r"Freeing unused|Run /init|workqueue: )")
 
 MASKS = [

@@ -202,3 +202,21 @@ def test_a_kernel_message_inside_a_workload_line_gets_a_line_of_its_own():
     assert pagerun.mask(glued)[0] == "online CPUs: 0-1"
     # a message at the start of a line is left as it is
     assert pagerun.mask("[    1.000000] x\ny") == ["[<timestamp>] x", "y"]
+
+
+def test_the_clocksource_watchdog_s_verdict_is_not_drift():
+    # TCG on a busy host: the watchdog marks the TSC unstable whenever it
+    # runs, in the middle of any workload
+    quiet = "seqwrite: check out\n0000032 01000002"
+    busy = ("seqwrite: check out\n"
+            "[    2.445755] tsc: Marking TSC unstable due to clocksource watchdog\n"
+            "[    2.446187] TSC found unstable after boot, most likely due to broken "
+            "BIOS. Use 'tsc=unstable'.\n"
+            "[    2.446577] sched_clock: Marking unstable (2411389659, 34778004)"
+            "<-(2454900155, -8729490)\n"
+            "[    2.457028] clocksource: Switched to clocksource refined-jiffies\n"
+            "0000032 01000002")
+    assert pagerun.mask(busy) == pagerun.mask(quiet)
+    # a module's own message stays
+    assert pagerun.mask("[    1.000000] seqwrite_demo: removed\n") == \
+        ["[<timestamp>] seqwrite_demo: removed"]

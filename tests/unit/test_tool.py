@@ -24,7 +24,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "vm"))
 
-from gcovlablib import cli, guest, kbuild, labs, reset  # noqa: E402
+from gcovlablib import cli, guest, kbuild, labs, reset, runs  # noqa: E402
 from gcovlablib.util import GcovlabError  # noqa: E402
 
 
@@ -437,3 +437,26 @@ def test_lcov_records_counted_lines_and_branches(tmp_path):
     assert report.summary_lines(str(info), "/b") == [
         "drv.c: lines hit 2 / 3 (66.7%), branches taken 1 / 4 (25.0%)",
         "lib/x.c: lines hit 0 / 1 (0.0%), branches taken 0 / 0 (0.0%)"]
+
+
+def test_a_kernel_message_between_a_line_s_cr_and_lf_is_put_after_it(tmp_path):
+    # the tty ends a workload line with "\r\n"; the kernel console can write
+    # its message between the two, which left an empty line behind it and a
+    # carriage return at the end of the workload's line
+    console = tmp_path / "console.log"
+    console.write_bytes(
+        b"[    0.5] boot\r\ngcovlab: workload start\r\n"
+        b"0000016 01000001 00000008\r"
+        b"[    2.4] TSC found unstable after boot\r\n"
+        b"[    2.5] sched_clock: Marking unstable (1, 2)<-(3, 4)\r\n"
+        b"\n0000032 01000002 00000010\r\n"
+        b"\r\n"
+        b"last line\r\ngcovlab: workload end\r\n")
+    assert runs.workload_output(str(console)).split("\n") == [
+        "0000016 01000001 00000008",
+        "[    2.4] TSC found unstable after boot",
+        "[    2.5] sched_clock: Marking unstable (1, 2)<-(3, 4)",
+        "0000032 01000002 00000010",
+        "",
+        "last line"]
+    assert runs.workload_output(str(tmp_path / "none.log")) == ""

@@ -129,8 +129,22 @@ def choose_accel(work, req, kernel):
     return guest.probe_kvm(kernel, initrd, probe, os.path.join(probe, "result.json"))
 
 
+# A kernel message written to the console between the "\r" and the "\n"
+# that the tty puts at the end of a workload line (a busy host under TCG:
+# "0000016 01000001 ...\r[ 1.2] TSC found unstable ...\r\n\n0000032 ...").
+# Left as it is, the workload line ends in a carriage return that hides it
+# on a terminal, and an empty line follows the message.
+CR_SPLIT = re.compile(r"\r((?:\[ *\d+\.\d+\] [^\r\n]*\r?\n)+)\n")
+
+
 def workload_output(console):
-    text = guest.read_text(console)
+    try:
+        with open(console, encoding="utf-8", errors="replace", newline="") as f:
+            text = f.read()
+    except OSError:
+        return ""
+    text = CR_SPLIT.sub(lambda m: "\r\n" + m.group(1), text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     start = text.find("gcovlab: workload start")
     end = text.find("gcovlab: workload end")
     if start < 0:
