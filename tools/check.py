@@ -7,8 +7,7 @@ must run one after the other: they share the work directory's one
 checkout.  The others never touch that checkout: the host-only tests,
 those that build modules against the read-only mainline kernel, those
 that make a worktree of their own (the exercises' checks, the Kconfig
-tests), and the series' prefixes, built and booted in a clone of their
-own (conftest.own_work).  They run in a second process next to the first, on the
+tests).  They run in a second process next to the first, on the
 core the first leaves idle while a single-CPU guest boots or a test reads
 its results (a cold run measured one core idle 15 to 45 % of the time in
 its last 50 minutes).
@@ -53,10 +52,13 @@ SECOND = [
     "tests/test_e2e.py",
     "tests/test_scripts.py",
     "tests/labs/test_lab03_seqwrite.py",
-    # last: twelve builds and boots, on a core the first process leaves
-    # idle more often in its second half than in its first
-    "tests/test_bisect.py",
 ]
+
+# Builds kept per tree state (kbuild.restore_or_keep) for the whole run:
+# the series' twelve prefixes (tests/test_bisect.py) and the states the
+# pages and lab tests move through, so that the next make check puts every
+# one of them back instead of building it again (about 100 MB each).
+KEEP_BUILDS = "24"
 
 
 def work_root():
@@ -79,6 +81,7 @@ def main(args):
         if os.path.exists(counts_path(stream)):
             os.remove(counts_path(stream))
     base = [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "--durations=10"]
+    os.environ.setdefault("GCOVLAB_KEEP_BUILDS", KEEP_BUILDS)
     start = time.monotonic()
     print("check: two pytest processes: the tests that move the kernel tree here, "
           "the others (%d files) beside them, their output in %s" % (len(SECOND), log_path),
