@@ -5,6 +5,7 @@ tree returns to that state.  Build directories are stood in for here by a
 stamp, a bzImage and a symbolic link; nothing is compiled."""
 
 import os
+import subprocess
 import sys
 import time
 
@@ -13,7 +14,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "vm"))
 
 from gcovlablib import kbuild  # noqa: E402
-from gcovlablib.util import GcovlabError  # noqa: E402
+from gcovlablib.util import GcovlabError, Lock  # noqa: E402
 
 CLEAN = kbuild.CLEAN_TREE
 
@@ -25,6 +26,9 @@ def state(commit, clean=True):
 class FakeWork:
     def __init__(self, root):
         self.root = str(root)
+
+    def build_dir(self, config):
+        return os.path.join(self.root, "build", str(config))
 
 
 def fake_build(out, built_state, payload=None):
@@ -246,3 +250,90 @@ def test_module_objects_of_another_kernel_build_go(tmp_path):
     fake_build(kout, state("b"))                    # another state put back
     kbuild.forget_other_kernel(kout, dst)
     assert not os.path.exists(os.path.join(dst, "drv.o"))
+
+
+# --- a build directory in use is not changed under the user ----------------
+
+HOLD = """
+import sys, time
+sys.path.insert(0, %r)
+from gcovlablib.util import Lock
+with Lock(sys.argv[1], "x", shared=True):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def hold_shared(path, seconds):
+    """Another process reading the build directory (a boot, say)."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD % os.path.join(
+        os.path.dirname(__file__), "..", "..", "vm"), path, str(seconds)],
+        stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "held\n"
+    return proc
+
+
+def test_a_change_waits_for_a_command_that_uses_the_directory(setup, capsys):
+    work, _out = setup
+    proc = hold_shared(kbuild.use_lock(work, "lab"), 1.5)
+    start = time.monotonic()
+    with kbuild.changing(work, "lab"):
+        waited = time.monotonic() - start
+    proc.wait()
+    assert waited >= 1.0
+    assert "waiting for another gcovlab command that is using build/lab (a module " \
+        "build, a boot or a report against it)" in capsys.readouterr().out
+    # readers do not wait for each other
+    proc = hold_shared(kbuild.use_lock(work, "lab"), 1.5)
+    start = time.monotonic()
+    with Lock(kbuild.use_lock(work, "lab"), "x", shared=True):
+        assert time.monotonic() - start < 1.0
+    proc.wait()
+
+
+def fake_builder(work, out, states):
+    """build_kernel as a stand-in: builds "a"; after build number i,
+    another command puts states[i] in the directory (None: nobody)."""
+    calls = []
+
+    def build_kernel(_work, _config):
+        fake_build(out, state("a"))
+        other = states[len(calls)] if len(calls) < len(states) else None
+        calls.append(other)
+        if other:
+            fake_build(out, state(other))
+        return state("a")
+    return build_kernel, calls
+
+
+def test_a_state_changed_before_the_directory_is_held_is_built_again(setup, monkeypatch,
+                                                                      capsys):
+    work, out = setup
+    build_kernel, calls = fake_builder(work, out, ["b"])
+    monkeypatch.setattr(kbuild, "build_kernel", build_kernel)
+    with kbuild.built(work, "lab"):
+        assert kbuild.complete_state(out) == state("a")
+    assert len(calls) == 2
+    assert "another gcovlab command changed build/lab meanwhile" in capsys.readouterr().out
+
+
+def test_a_directory_changed_again_and_again_is_an_error(setup, monkeypatch):
+    work, out = setup
+    build_kernel, calls = fake_builder(work, out, ["b", "c", "d", "e"])
+    monkeypatch.setattr(kbuild, "build_kernel", build_kernel)
+    with pytest.raises(GcovlabError, match="keeps changing build/lab"):
+        with kbuild.built(work, "lab"):
+            raise AssertionError("the block ran on another state")
+    assert len(calls) == 3
+
+
+def test_a_build_without_a_stamp_is_used_as_it_is(setup, monkeypatch):
+    # the tree changed while make ran: no stamp, and the run goes on with
+    # what was built, as before (the next build runs make again)
+    work, out = setup
+    calls = []
+    monkeypatch.setattr(kbuild, "build_kernel", lambda w, c: calls.append(c))
+    ran = []
+    with kbuild.built(work, "lab"):
+        ran.append(True)
+    assert ran == [True] and calls == ["lab"]

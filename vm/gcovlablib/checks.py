@@ -690,7 +690,8 @@ def check_lab9(work):
     if out.endswith("-baseline"):
         raise GcovlabError("this tree has no CONFIG_GCOV_PROFILE: Lab 9's exercise starts "
                            "from lab-9 ('vm/gcovlab exercise 9')")
-    with Lock(os.path.join(work.root, "locks", config), "building the %s kernel" % config):
+    with Lock(os.path.join(work.root, "locks", config), "building the %s kernel" % config), \
+            kbuild.changing(work, config):
         # a complete build of another state is kept before anything here
         # changes (kbuild.restore_or_keep)
         kbuild.restore_or_keep(work, out, kbuild.state(work, config))

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Kernel and module builds: O= build directories, one per configuration."""
 
+import contextlib
 import hashlib
 import os
 import re
@@ -239,13 +240,6 @@ def state(work, config):
                                      " ".join(make_vars(work, config)))
 
 
-def up_to_date(work, config, out=None):
-    out = out or work.build_dir(config)
-    stamp = os.path.join(out, ".gcovlab-built")
-    return (os.path.exists(os.path.join(out, "arch/x86/boot/bzImage"))
-            and read_stamp(stamp) == state(work, config))
-
-
 # --- builds kept per tree state ----------------------------------------------
 #
 # A lab kernel's build directory holds one state of the tree at a time, and
@@ -380,38 +374,84 @@ def restore_or_keep(work, out, want):
 
 
 def build_kernel(work, config, force=False):
-    """Build (incrementally) the kernel of a configuration."""
+    """Build (incrementally) the kernel of a configuration.  Returns the
+    state the build directory now holds, or None when the tree changed
+    while make ran (no stamp written)."""
     with Lock(os.path.join(work.root, "locks", config), "building the %s kernel" % config):
-        _build_kernel(work, config, force)
+        return _build_kernel(work, config, force)
+
+
+# A build directory is changed (made, put back, kept away) only under the
+# exclusive lock locks/<config>.use, and read (a module built against it,
+# its bzImage booted, its .gcno files reported) under the shared one: a
+# second terminal's build waits for a boot in the first, instead of
+# renaming build/lab away under it (kept builds) or rewriting its objects.
+
+def use_lock(work, config):
+    return os.path.join(work.root, "locks", "%s.use" % config)
+
+
+def changing(work, config):
+    """The exclusive lock that changing build/<dir> of CONFIG takes."""
+    return Lock(use_lock(work, config), "using build/%s (a module build, a boot or a "
+                "report against it)" % os.path.basename(work.build_dir(config)))
+
+
+@contextlib.contextmanager
+def built(work, config):
+    """Build the kernel of CONFIG, then hold its build directory (the shared
+    lock) for the block: a module build, a boot and a report read it."""
+    for _attempt in range(3):
+        want = build_kernel(work, config)
+        lock = Lock(use_lock(work, config), "changing build/%s" % os.path.basename(
+            work.build_dir(config)), shared=True)
+        with lock:
+            # between the build and the shared lock, another command may
+            # have put another state in the directory: build again then
+            if want is None or complete_state(work.build_dir(config)) == want:
+                yield
+                return
+        say("another gcovlab command changed build/%s meanwhile: building this "
+            "state again" % os.path.basename(work.build_dir(config)))
+    raise GcovlabError("another gcovlab command keeps changing build/%s (three times "
+                       "while this one waited): run one command at a time against "
+                       "one kernel" % os.path.basename(work.build_dir(config)))
 
 
 def _build_kernel(work, config, force):
     if Config.parse(config).is_mainline:
         treemod.ensure_mainline(work)
     out = work.build_dir(config)
-    if not force and up_to_date(work, config, out):
+    want = state(work, config)
+    if not force and complete_state(out) == want:
         say("%s kernel is up to date (build/%s in the work directory)" % (
             config, os.path.basename(out)))
-        return
-    want = state(work, config)
+        return want
+    with changing(work, config):
+        return _change_build(work, config, force, out, want)
+
+
+def _change_build(work, config, force, out, want):
     if not Config.parse(config).is_mainline:
         if not force and restore_or_keep(work, out, want):
             say("%s kernel is up to date (build/%s: the build of this tree state "
                 "kept in build/.kept, put back)" % (config, os.path.basename(out)))
-            return
+            return want
     configure(work, config, out)
     src = source_dir(work, config)
     took, compiled = make_all(work, src, out, config, os.path.join(out, "gcovlab-build.log"))
     # The state the build started from: if the tree changed while make
     # ran (an editor saved a file), the objects may be of either, and no
     # stamp is written, so the next build runs make again.
-    if state(work, config) == want:
+    done = state(work, config) == want
+    if done:
         write_stamp(os.path.join(out, ".gcovlab-built"), want)
     else:
         say("the tree changed while the %s kernel was built: the next build runs "
             "make again" % config)
     say("built the %s kernel in %s (%d files compiled): %s" % (
         config, seconds(took), compiled, os.path.join(out, "arch/x86/boot/bzImage")))
+    return want if done else None
 
 
 def make_all(work, src, out, label, log, keep_going=False):

@@ -14,7 +14,7 @@ import shutil
 from . import guest, kbuild, labs, report
 from . import tree as treemod
 from .config import Config
-from .util import EXIT_USAGE, GcovlabError, OUT_MARKER, say, warn
+from .util import EXIT_USAGE, GcovlabError, Lock, OUT_MARKER, say, warn
 from .work import VM
 
 
@@ -225,7 +225,13 @@ def cmd_run(work, req):
             os.remove(os.path.join(out, stale))
 
     prepare_tree(work, req)
-    kbuild.build_kernel(work, config)
+    with kbuild.built(work, config):
+        return _run_built(work, req, config, var, label, out, build_dir, module, module_v2,
+                          workload)
+
+
+def _run_built(work, req, config, var, label, out, build_dir, module, module_v2, workload):
+    """cmd_run once the kernel is built, its build directory held."""
     extra = ["KCFLAGS=-frandom-seed=%s" % req.random_seed] if getattr(
         req, "random_seed", None) else []
     kos = kbuild.build_module(work, config, module, build_dir, var, extra)
@@ -294,8 +300,8 @@ def cmd_boot(work, req):
     out = check_out(req.out or os.path.join(work.root, "boot-" + config))
     mark_out(out, kernel=config, title="boot of %s" % label)
     prepare_tree(work, req)
-    kbuild.build_kernel(work, config)
-    return boot_and_collect(work, req, config, out, workload, [])
+    with kbuild.built(work, config):
+        return boot_and_collect(work, req, config, out, workload, [])
 
 
 def cmd_report(work, req):
@@ -318,7 +324,9 @@ def cmd_kernel_report(work, req):
                            "'vm/gcovlab run' or 'boot'" % out, EXIT_USAGE)
     config, _var, label = pick_kernel(req)
     build_dir = work.build_dir(config)
-    staged, foreign, said = report.kernel_report(out, build_dir, "kernel on %s" % label)
+    with Lock(kbuild.use_lock(work, config), "changing build/%s" % os.path.basename(build_dir),
+              shared=True):
+        staged, foreign, said = report.kernel_report(out, build_dir, "kernel on %s" % label)
     say("%d kernel objects with data; %d other .gcda files (modules) left out" % (
         staged, foreign))
     say("HTML report: %s" % os.path.join(out, "kernel-html", "index.html"))

@@ -126,26 +126,31 @@ def tail(text, lines):
 
 
 class Lock:
-    """An exclusive lock file, so that two gcovlab commands (two terminals,
-    or the tests and a capture) never build in one directory at once."""
+    """A lock file, so that two gcovlab commands (two terminals, or the
+    tests and a capture) never build in one directory at once.  Exclusive,
+    or with SHARED one that any number of commands hold together and that
+    an exclusive holder waits for.  WHAT says what the other command is
+    doing when this one has to wait."""
 
-    def __init__(self, path, what):
+    def __init__(self, path, what, shared=False):
         self.path = path
         self.what = what
+        self.mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
         self.fd = None
 
     def __enter__(self):
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(self.fd, self.mode | fcntl.LOCK_NB)
         except BlockingIOError:
             say("waiting for another gcovlab command that is %s ..." % self.what)
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            fcntl.flock(self.fd, self.mode)
         return self
 
     def __exit__(self, *exc):
         os.close(self.fd)
+        self.fd = None
         return False
 
 # The file vm/gcovlab leaves in each OUT folder it made (read by run, reset).
