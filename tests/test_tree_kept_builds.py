@@ -10,7 +10,7 @@ import os
 import re
 import subprocess
 
-from conftest import gcovlab, ok, work_root
+from conftest import GCOVLAB, REPO, gcovlab, ok, work_root
 
 OUT = os.path.join(work_root(), "build", "lab")
 
@@ -46,3 +46,48 @@ def test_a_lab_state_built_before_is_put_back_not_rebuilt(tree, tmp_path):
         assert "kept builds:" in status.stdout
     finally:
         ok(gcovlab("lab", "0"))
+
+
+def test_a_build_in_a_second_terminal_waits_for_a_boot_in_the_first(tree, tmp_path):
+    """Terminal 1 boots Lab 7's kernel; terminal 2 asks for Lab 8's.  Putting
+    Lab 8's build in place renames build/lab, so it waits until the boot
+    is done (kbuild.built holds the directory's use lock), and the boot
+    gets the kernel it built."""
+    try:
+        ok(gcovlab("build", "--lab", "7"))
+        seven = image_digest()
+        # a workload that takes its time, so that the second command surely
+        # comes while the guest runs
+        slow = tmp_path / "slow.sh"
+        slow.write_text("#!/bin/sh\necho slow workload\nsleep 15\n")
+        slow.chmod(0o755)
+        first = subprocess.Popen([GCOVLAB, "boot", "--lab", "7", "--workload", str(slow),
+                                  "--out", str(tmp_path / "boot")],
+                                 cwd=REPO, text=True, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT)
+        lines = []
+        for line in first.stdout:
+            lines.append(line)
+            if line.startswith("gcovlab: booting "):
+                break
+        second = ok(gcovlab("build", "--lab", "8"))
+        lines += first.stdout.readlines()
+        assert first.wait(timeout=600) == 0, "".join(lines)
+        assert "waiting for another gcovlab command that is using build/lab" in \
+            second.stdout, second.stdout
+        assert re.search(r"\d+ \.gcda files? received", "".join(lines)), "".join(lines)
+        with open(tmp_path / "boot" / "console.log", encoding="utf-8", errors="replace") as f:
+            assert "gcovlab: workload end, exit status 0" in f.read()
+        # the second command did its work once the first was done
+        assert image_digest() != seven
+        assert kbuild_state_is_lab(8)
+    finally:
+        ok(gcovlab("lab", "0"))
+
+
+def kbuild_state_is_lab(number):
+    head = subprocess.run(["git", "-C", os.path.join(work_root(), "linux"), "rev-parse",
+                           "lab-%d" % number], text=True, capture_output=True,
+                          check=True).stdout.strip()
+    with open(os.path.join(OUT, ".gcovlab-built"), encoding="utf-8") as f:
+        return f.read().startswith(head + "+")
