@@ -54,14 +54,6 @@ SECOND = [
     "tests/labs/test_lab03_seqwrite.py",
 ]
 
-# The first process is the long one: its tests take turns with the one
-# kernel tree.  A cold run measured the second done after 28 minutes and the
-# first alone for the last 33, a core often idle in its last ten.  Niced, the
-# second leaves the cores to the first while both have work, and catches up
-# in the first's quiet stretches (its guests get at least a quarter of a
-# core against two compilers: a boot stays well inside its 120 s).
-SECOND_NICE = 5
-
 # Builds kept per tree state (kbuild.restore_or_keep) for the whole run:
 # the series' twelve prefixes (tests/test_bisect.py) and the states the
 # pages and lab tests move through, so that the next make check puts every
@@ -97,8 +89,7 @@ def main(args):
     with open(log_path, "w", encoding="utf-8") as log:
         second = subprocess.Popen(
             base + SECOND + args, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-            env=dict(os.environ, GCOVLAB_CHECK_STREAM="other"),
-            preexec_fn=lambda: os.nice(SECOND_NICE))
+            env=dict(os.environ, GCOVLAB_CHECK_STREAM="other"))
         try:
             first = subprocess.run(
                 base + ["--ignore=tests/debug"] + ["--ignore=" + f for f in SECOND] +
