@@ -397,15 +397,19 @@ def changing(work, config):
                 "report against it)" % os.path.basename(work.build_dir(config)))
 
 
+def using(work, config):
+    """The shared lock that reading build/<dir> of CONFIG takes."""
+    return Lock(use_lock(work, config), "changing build/%s" % os.path.basename(
+        work.build_dir(config)), shared=True)
+
+
 @contextlib.contextmanager
 def built(work, config):
     """Build the kernel of CONFIG, then hold its build directory (the shared
     lock) for the block: a module build, a boot and a report read it."""
     for _attempt in range(3):
         want = build_kernel(work, config)
-        lock = Lock(use_lock(work, config), "changing build/%s" % os.path.basename(
-            work.build_dir(config)), shared=True)
-        with lock:
+        with using(work, config):
             # between the build and the shared lock, another command may
             # have put another state in the directory: build again then
             if want is None or complete_state(work.build_dir(config)) == want:

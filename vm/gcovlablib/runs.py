@@ -14,7 +14,7 @@ import shutil
 from . import guest, kbuild, labs, report
 from . import tree as treemod
 from .config import Config
-from .util import EXIT_USAGE, GcovlabError, Lock, OUT_MARKER, say, warn
+from .util import EXIT_USAGE, GcovlabError, OUT_MARKER, say, warn
 from .work import VM
 
 
@@ -324,8 +324,7 @@ def cmd_kernel_report(work, req):
                            "'vm/gcovlab run' or 'boot'" % out, EXIT_USAGE)
     config, _var, label = pick_kernel(req)
     build_dir = work.build_dir(config)
-    with Lock(kbuild.use_lock(work, config), "changing build/%s" % os.path.basename(build_dir),
-              shared=True):
+    with kbuild.using(work, config):
         staged, foreign, said = report.kernel_report(out, build_dir, "kernel on %s" % label)
     say("%d kernel objects with data; %d other .gcda files (modules) left out" % (
         staged, foreign))
