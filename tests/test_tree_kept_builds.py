@@ -88,7 +88,7 @@ def test_a_build_in_a_second_terminal_waits_for_a_boot_in_the_first(tree, tmp_pa
 
 def kbuild_state_is_lab(number):
     head = subprocess.run(["git", "-C", os.path.join(work_root(), "linux"), "rev-parse",
-                           "lab-%d" % number], text=True, capture_output=True,
+                           "lab-%d^{tree}" % number], text=True, capture_output=True,
                           check=True).stdout.strip()
     with open(os.path.join(OUT, ".gcovlab-built"), encoding="utf-8") as f:
         return f.read().startswith(head + "+")

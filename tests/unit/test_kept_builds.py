@@ -337,3 +337,29 @@ def test_a_build_without_a_stamp_is_used_as_it_is(setup, monkeypatch):
     with kbuild.built(work, "lab"):
         ran.append(True)
     assert ran == [True] and calls == ["lab"]
+
+
+def test_a_build_from_scratch_bypasses_ccache_and_a_later_one_uses_it(tmp_path, monkeypatch):
+    # a make that records what ccache would be told, and "builds" vmlinux.o
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "record"
+    fake = bin_dir / "make"
+    fake.write_text("#!/bin/sh\n"
+                    "echo \"disable=${CCACHE_DISABLE:-} dir=${CCACHE_DIR:-}\" >> %s\n"
+                    "for a in \"$@\"; do case $a in O=*) touch \"${a#O=}/vmlinux.o\";; "
+                    "esac; done\n" % record)
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:%s" % (bin_dir, os.environ["PATH"]))
+    monkeypatch.delenv("CCACHE_DISABLE", raising=False)
+    work = FakeWork(tmp_path / "work")
+    work.ccache = str(tmp_path / "work" / "ccache")
+    work.tarball = str(tmp_path / "no-tarball")
+    out = tmp_path / "work" / "build" / "lab"
+    out.mkdir(parents=True)
+    assert kbuild.from_scratch(str(out))
+    kbuild.make_all(work, str(tmp_path), str(out), "lab", str(out / "build.log"))
+    assert not kbuild.from_scratch(str(out))
+    kbuild.make_all(work, str(tmp_path), str(out), "lab", str(out / "build.log"))
+    assert record.read_text().split("\n")[:2] == [
+        "disable=1 dir=%s" % work.ccache, "disable= dir=%s" % work.ccache]

@@ -112,12 +112,23 @@ def initramfs(path, workload, kos, files=()):
 
 # ---------------------------------------------------------------- QEMU
 
+def smp_topology(cpus):
+    """QEMU's -smp for CPUS vCPUs: one socket each.  The SMP kernels have
+    no ACPI (vm/smp.config) and find their CPUs in the MP table, where
+    SeaBIOS lists only the first logical CPU of each package: with QEMU's
+    default topology for "-smp 2" (one socket, two cores) the kernel
+    brings up one CPU."""
+    if cpus <= 1:
+        return "1"
+    return "%d,sockets=%d,cores=1,threads=1" % (cpus, cpus)
+
+
 def qemu_cmd(kernel, initrd, console, transfer, accel, memory="256M", append="", cpus=1):
     if cpus > 1 and accel == "tcg":
         # One host thread per vCPU, so that they really run at once (as
         # many at a time as the host has cores).
         accel = "tcg,thread=multi"
-    return [QEMU, "-accel", accel, "-m", memory, "-smp", str(cpus),
+    return [QEMU, "-accel", accel, "-m", memory, "-smp", smp_topology(cpus),
             "-nodefaults", "-no-reboot", "-display", "none",
             "-kernel", kernel, "-initrd", initrd,
             "-append", (APPEND + " " + append) if append else APPEND,

@@ -321,10 +321,13 @@ def _ensure_mainline(work, ready):
 
 
 def source_state(work, config):
-    """A string that changes whenever the source of a build changes."""
+    """A string that changes whenever the source of a build changes: the
+    tree object of HEAD (its content, not the commit: a student's commit
+    of a patch and the tool's commit of the same patch are one state, and
+    share a kept build), then a digest of what is not committed."""
     if Config.parse(config).is_mainline:
         return git(work.mainline, "rev-parse", "HEAD").strip()
-    head = git(work.tree, "rev-parse", "HEAD").strip()
+    head = git(work.tree, "rev-parse", "HEAD^{tree}").strip()
     diff = probe(["git", "-C", work.tree, "diff", "HEAD"], text=False).stdout
     untracked = git(work.tree, "ls-files", "--others", "--exclude-standard")
     h = hashlib.sha256(diff)
