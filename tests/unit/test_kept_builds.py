@@ -363,3 +363,16 @@ def test_a_build_from_scratch_bypasses_ccache_and_a_later_one_uses_it(tmp_path, 
     kbuild.make_all(work, str(tmp_path), str(out), "lab", str(out / "build.log"))
     assert record.read_text().split("\n")[:2] == [
         "disable=1 dir=%s" % work.ccache, "disable= dir=%s" % work.ccache]
+
+
+def test_make_room_fills_the_cache_from_scratch_too(tmp_path, monkeypatch):
+    out = tmp_path / "build" / "lab"
+    out.mkdir(parents=True)
+    monkeypatch.delenv("GCOVLAB_FILL_CCACHE", raising=False)
+    assert kbuild.bypass_ccache(str(out))
+    monkeypatch.setenv("GCOVLAB_FILL_CCACHE", "1")
+    assert not kbuild.bypass_ccache(str(out))
+    monkeypatch.delenv("GCOVLAB_FILL_CCACHE")
+    (out / "init").mkdir()
+    (out / "init" / "main.o").write_bytes(b"")
+    assert not kbuild.bypass_ccache(str(out))

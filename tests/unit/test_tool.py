@@ -460,3 +460,15 @@ def test_a_kernel_message_between_a_line_s_cr_and_lf_is_put_after_it(tmp_path):
         "",
         "last line"]
     assert runs.workload_output(str(tmp_path / "none.log")) == ""
+
+
+def test_an_smp_guest_gets_one_socket_per_vcpu():
+    # the SMP kernels have no ACPI: SeaBIOS's MP table lists the first
+    # logical CPU of each package only, so two cores of one socket would
+    # boot as one CPU (vm/smp.config)
+    def smp(cpus):
+        cmd = guest.qemu_cmd("bzImage", "initrd", "console", "transfer", "tcg", cpus=cpus)
+        return cmd[cmd.index("-smp") + 1]
+    assert smp(1) == "1"
+    assert smp(2) == "2,sockets=2,cores=1,threads=1"
+    assert smp(4) == "4,sockets=4,cores=1,threads=1"

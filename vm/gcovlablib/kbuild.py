@@ -82,15 +82,25 @@ def from_scratch(out):
                    for rel in ("vmlinux.o", os.path.join("init", "main.o")))
 
 
+def bypass_ccache(out):
+    """Whether a build in OUT bypasses ccache: a build from scratch, unless
+    GCOVLAB_FILL_CCACHE=1 asks for every object in the cache (make room:
+    a room's students come back to states whose builds are not kept, such
+    as Lab 9's failing one, and their builds then hit)."""
+    return from_scratch(out) and os.environ.get("GCOVLAB_FILL_CCACHE", "") != "1"
+
+
 def make_env(work, cache=True):
     """The environment of make.  CACHE=False: the compiles bypass ccache
     (CCACHE_DISABLE; the command line still says "ccache gcc", so kbuild's
     recorded commands do not change and a later build does not recompile
-    everything).  A build from scratch bypasses it: measured on the
-    mainline kernel, an empty cache costs 20 % of the build (see
-    uses_ccache), and the objects of a whole build would only be hit again
-    by another build of the same state from scratch, which the kept builds
-    (restore_or_keep) already spare."""
+    everything; a CCACHE_DISABLE of the user's own stays).  A build from
+    scratch bypasses it (bypass_ccache): measured on the mainline kernel,
+    an empty cache costs 20 % of the build (see uses_ccache), and going
+    back to a state the directory held before puts its kept build back
+    (restore_or_keep) rather than compiling it again.  What is not kept
+    (a failed build, one pruned, a clean) then compiles again in full
+    where a filled cache would have hit: make room fills it."""
     env = dict(os.environ)
     env["CCACHE_DIR"] = work.ccache
     if not cache:
@@ -491,7 +501,7 @@ def make_all(work, src, out, label, log, keep_going=False):
         os.remove(os.path.join(out, ".gcovlab-built"))
     except FileNotFoundError:
         pass
-    scratch = from_scratch(out)
+    scratch = bypass_ccache(out)
     start = time.monotonic()
     say("building the %s kernel in %s (log: %s) ..." % (label, out, log))
     with open(log, "w", encoding="utf-8") as logf:
