@@ -75,36 +75,9 @@ def make_vars(work, config=None):
             "KBUILD_BUILD_TIMESTAMP=" + time.strftime("%a %b %d %H:%M:%S UTC %Y", when)]
 
 
-def from_scratch(out):
-    """Whether OUT holds no earlier build's objects: its first build, or
-    one after a clean."""
-    return not any(os.path.exists(os.path.join(out, rel))
-                   for rel in ("vmlinux.o", os.path.join("init", "main.o")))
-
-
-def bypass_ccache(out):
-    """Whether a build in OUT bypasses ccache: a build from scratch, unless
-    GCOVLAB_FILL_CCACHE=1 asks for every object in the cache (make room:
-    a room's students come back to states whose builds are not kept, such
-    as Lab 9's failing one, and their builds then hit)."""
-    return from_scratch(out) and os.environ.get("GCOVLAB_FILL_CCACHE", "") != "1"
-
-
-def make_env(work, cache=True):
-    """The environment of make.  CACHE=False: the compiles bypass ccache
-    (CCACHE_DISABLE; the command line still says "ccache gcc", so kbuild's
-    recorded commands do not change and a later build does not recompile
-    everything; a CCACHE_DISABLE of the user's own stays).  A build from
-    scratch bypasses it (bypass_ccache): measured on the mainline kernel,
-    an empty cache costs 20 % of the build (see uses_ccache), and going
-    back to a state the directory held before puts its kept build back
-    (restore_or_keep) rather than compiling it again.  What is not kept
-    (a failed build, one pruned, a clean) then compiles again in full
-    where a filled cache would have hit: make room fills it."""
+def make_env(work):
     env = dict(os.environ)
     env["CCACHE_DIR"] = work.ccache
-    if not cache:
-        env["CCACHE_DISABLE"] = "1"
     env.setdefault("CCACHE_MAXSIZE", "5G")
     # Depend mode takes the headers from the compiler's own -MMD output
     # instead of running the preprocessor a second time on a cache miss:
@@ -501,14 +474,12 @@ def make_all(work, src, out, label, log, keep_going=False):
         os.remove(os.path.join(out, ".gcovlab-built"))
     except FileNotFoundError:
         pass
-    scratch = bypass_ccache(out)
     start = time.monotonic()
     say("building the %s kernel in %s (log: %s) ..." % (label, out, log))
     with open(log, "w", encoding="utf-8") as logf:
         logf.write("$ %s\n" % " ".join(cmd))
         logf.flush()
-        proc = spawn(cmd, env=make_env(work, cache=not scratch), stdout=logf,
-                     stderr=subprocess.STDOUT)
+        proc = spawn(cmd, env=make_env(work), stdout=logf, stderr=subprocess.STDOUT)
         last = start
         while proc.poll() is None:
             time.sleep(0.5)
