@@ -338,3 +338,35 @@ def test_a_build_without_a_stamp_is_used_as_it_is(setup, monkeypatch):
         ran.append(True)
     assert ran == [True] and calls == ["lab"]
 
+
+def test_two_commits_of_the_same_files_are_one_state(tmp_path):
+    # a student's git am of a patch and the tool's lab-N commit of it
+    # differ in dates and ids, not in files: one kept build serves both
+    from gcovlablib import tree as treemod
+    repo = tmp_path / "linux"
+    repo.mkdir()
+
+    def git(*args, date="2026-01-01T00:00:00"):
+        env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date,
+                   GIT_AUTHOR_NAME="a", GIT_AUTHOR_EMAIL="a@x", GIT_COMMITTER_NAME="a",
+                   GIT_COMMITTER_EMAIL="a@x")
+        return subprocess.run(["git", "-C", str(repo)] + list(args), env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    git("init", "-q", "-b", "baseline")
+    (repo / "main.c").write_text("int x;\n")
+    git("add", "main.c")
+    git("commit", "-q", "-m", "baseline")
+    (repo / "main.c").write_text("int x = 1;\n")
+    git("commit", "-q", "-a", "-m", "the tool's commit")
+    work = FakeWork(tmp_path)
+    work.tree = str(repo)
+    tool = treemod.source_state(work, "lab")
+    git("switch", "-q", "-c", "student", "HEAD~1")
+    (repo / "main.c").write_text("int x = 1;\n")
+    git("commit", "-q", "-a", "-m", "the student's commit", date="2026-06-01T00:00:00")
+    assert git("rev-parse", "HEAD") != git("rev-parse", "baseline")
+    assert treemod.source_state(work, "lab") == tool
+    assert tool.endswith(CLEAN)
+    # an uncommitted edit is another state
+    (repo / "main.c").write_text("int x = 2;\n")
+    assert treemod.source_state(work, "lab") != tool

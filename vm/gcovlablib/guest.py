@@ -113,11 +113,11 @@ def initramfs(path, workload, kos, files=()):
 # ---------------------------------------------------------------- QEMU
 
 def smp_topology(cpus):
-    """QEMU's -smp for CPUS vCPUs: one socket each.  The SMP kernels have
-    no ACPI (vm/smp.config) and find their CPUs in the MP table, where
+    """QEMU's -smp for CPUS vCPUs: one socket each.  Lab 10's SMP kernel
+    has no ACPI (vm/smp.config) and finds its CPUs in the MP table, where
     SeaBIOS lists only the first logical CPU of each package: with QEMU's
-    default topology for "-smp 2" (one socket, two cores) the kernel
-    brings up one CPU."""
+    default topology for "-smp 2" (one socket, two cores) it brings up one
+    CPU.  (The debug kernels have ACPI's MADT too, and boot the same.)"""
     if cpus <= 1:
         return "1"
     return "%d,sockets=%d,cores=1,threads=1" % (cpus, cpus)
