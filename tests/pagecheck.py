@@ -242,6 +242,19 @@ _PAGE_JS = r"""
 const done = arguments[arguments.length - 1];
 (async () => {
   await document.fonts.ready;
+  // An <object>'s SVG can still be on its way when a loaded, busy machine
+  // runs this (once, in a warm make check): wait for each up to 10 s
+  // before judging; one that never shows is still reported below.
+  const svgShown = o => {
+    try {
+      const d = o.getSVGDocument ? o.getSVGDocument() : o.contentDocument;
+      return !!d && !!d.documentElement && d.documentElement.localName === 'svg';
+    } catch (e) { return false; }
+  };
+  const deadline = Date.now() + 10000;
+  while (Date.now() < deadline &&
+         ![...document.querySelectorAll('object, embed')].every(svgShown))
+    await new Promise(res => setTimeout(res, 100));
   const r = {images: [], sheets: [], fonts: [], resources: [], svgs: []};
   for (const img of document.images)
     if (!img.complete || img.naturalWidth === 0) r.images.push(img.src);
