@@ -463,7 +463,7 @@ def test_a_kernel_message_between_a_line_s_cr_and_lf_is_put_after_it(tmp_path):
 
 
 def test_an_smp_guest_gets_one_socket_per_vcpu():
-    # the SMP kernels have no ACPI: SeaBIOS's MP table lists the first
+    # Lab 10's SMP kernel has no ACPI: SeaBIOS's MP table lists the first
     # logical CPU of each package only, so two cores of one socket would
     # boot as one CPU (vm/smp.config)
     def smp(cpus):
