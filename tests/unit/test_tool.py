@@ -472,3 +472,51 @@ def test_an_smp_guest_gets_one_socket_per_vcpu():
     assert smp(1) == "1"
     assert smp(2) == "2,sockets=2,cores=1,threads=1"
     assert smp(4) == "4,sockets=4,cores=1,threads=1"
+
+
+def test_kconfig_options_of_the_tree_as_on_disk(tmp_path, monkeypatch):
+    """work.kconfig_options: every option a Kconfig file defines (committed,
+    changed or untracked), from one git grep kept for the rest of the
+    command, asked again when git changes the tree."""
+    from gcovlablib import work as workmod
+    repo = tmp_path / "linux"
+    repo.mkdir()
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@x", "-C", str(repo)]
+                       + list(args), check=True, capture_output=True)
+    git("init", "-q")
+    (repo / "Kconfig").write_text("config A\n\tbool\n\tdepends on MENTIONED\n"
+                                  "menuconfig B\n\tbool\n")
+    (repo / "init").mkdir()
+    (repo / "init" / "Kconfig").write_text("config C_1\n# config COMMENTED\n")
+    (repo / "init" / "main.c").write_text("config NOT_KCONFIG\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "tree")
+    grep_calls = []
+    real_probe = workmod.probe
+
+    def counting_probe(cmd, *a, **kw):
+        if "grep" in cmd:
+            grep_calls.append(cmd)
+        return real_probe(cmd, *a, **kw)
+    monkeypatch.setattr(workmod, "probe", counting_probe)
+    monkeypatch.setattr(workmod, "_KCONFIG", {})
+    src = str(repo)
+    assert workmod.kconfig_options(src) == {"A", "B", "C_1"}
+    assert workmod.kconfig_defines(src, "B") and not workmod.kconfig_defines(src, "MENTIONED")
+    assert len(grep_calls) == 1, "asked twice within one command"
+    # a student's edit, committed or not, and a new file: seen by the next command
+    (repo / "init" / "Kconfig").write_text("config C_1\nconfig GCOV_PROFILE\n")
+    (repo / "kernel").mkdir()
+    (repo / "kernel" / "Kconfig.gcov").write_text("config GCOV_PROFILE_ALL\n")
+    workmod._KCONFIG.clear()
+    assert workmod.kconfig_options(src) == {"A", "B", "C_1", "GCOV_PROFILE", "GCOV_PROFILE_ALL"}
+    # git changing the tree within the command (a commit, a checkout): asked again
+    git("add", "-A")
+    git("commit", "-q", "-m", "edits")
+    git("rm", "-q", "kernel/Kconfig.gcov")
+    assert workmod.kconfig_options(src) == {"A", "B", "C_1", "GCOV_PROFILE"}
+    assert len(grep_calls) == 3
+    with pytest.raises(GcovlabError, match="git grep"):
+        workmod.kconfig_options(str(tmp_path))
