@@ -29,6 +29,9 @@ def test_a_lab_state_built_before_is_put_back_not_rebuilt(tree, tmp_path):
         # Lab 8 put back from a kept one was never relinked after Lab 7's,
         # so the two images can be byte for byte the same)
         assert kbuild_state_is_lab(8)
+        # as a checkout that rewrites them would: the sources of the
+        # profiled objects get a later time than Lab 7's kept build
+        assert touch_profiled_sources() > 0
         back = ok(gcovlab("build", "--lab", "7"))
         assert "lab kernel is up to date (build/lab: the build of this tree state " \
             "kept in build/.kept, put back)" in back.stdout, back.stdout
@@ -36,6 +39,9 @@ def test_a_lab_state_built_before_is_put_back_not_rebuilt(tree, tmp_path):
         # the very image built for Lab 7, in a build directory that works
         # for what comes next (modules are built with make -C there)
         assert image_digest() == seven and kbuild_state_is_lab(7)
+        # the checkouts wrote the sources after this build was made: its
+        # notes must not look older than them to gcov
+        assert notes_not_older_than_sources() > 0
         release = subprocess.run(["make", "-s", "-C", OUT, "kernelrelease"], text=True,
                                  capture_output=True)
         assert release.returncode == 0 and release.stdout.startswith("6.1"), release
@@ -45,6 +51,12 @@ def test_a_lab_state_built_before_is_put_back_not_rebuilt(tree, tmp_path):
         assert re.search(r"\d+ \.gcda files? received", booted.stdout), booted.stdout
         again = ok(gcovlab("build", "--lab", "7"))
         assert "lab kernel is up to date (build/lab in the work directory)" in again.stdout
+        # the sources written again without a build (the tree away and
+        # back): the same build, its notes again not older than them
+        assert touch_profiled_sources() > 0
+        again = ok(gcovlab("build", "--tree"))
+        assert "lab kernel is up to date (build/lab in the work directory)" in again.stdout
+        assert notes_not_older_than_sources() > 0
         status = ok(gcovlab("status"))
         assert "kept builds:" in status.stdout
     finally:
@@ -92,3 +104,34 @@ def kbuild_state_is_lab(number):
                           check=True).stdout.strip()
     with open(os.path.join(OUT, ".gcovlab-built"), encoding="utf-8") as f:
         return f.read().startswith(head + "+")
+
+
+def profiled_sources():
+    """{.gcno in build/lab: the C file of the tree it was compiled from}."""
+    tree = os.path.join(work_root(), "linux")
+    found = {}
+    for dirpath, _d, filenames in os.walk(OUT):
+        for name in filenames:
+            if name.endswith(".gcno"):
+                rel = os.path.relpath(os.path.join(dirpath, name), OUT)
+                source = os.path.join(tree, rel[:-len(".gcno")] + ".c")
+                if os.path.exists(source):
+                    found[os.path.join(dirpath, name)] = source
+    return found
+
+
+def touch_profiled_sources():
+    sources = profiled_sources()
+    for source in sources.values():
+        os.utime(source)
+    return len(sources)
+
+
+def notes_not_older_than_sources():
+    """Assert that no .gcno of build/lab is older than the C file of the
+    tree it was compiled from (gcov: "source file is newer than notes
+    file"); return how many were compared."""
+    sources = profiled_sources()
+    for gcno, source in sources.items():
+        assert os.stat(gcno).st_mtime >= os.stat(source).st_mtime, gcno
+    return len(sources)

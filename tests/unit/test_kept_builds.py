@@ -43,7 +43,7 @@ def fake_build(out, built_state, payload=None):
         if os.path.exists(stamp):
             os.remove(stamp)
     else:
-        kbuild.write_stamp(stamp, built_state)
+        kbuild.mark_built(out, built_state)
 
 
 def image(out):
@@ -250,6 +250,67 @@ def test_module_objects_of_another_kernel_build_go(tmp_path):
     fake_build(kout, state("b"))                    # another state put back
     kbuild.forget_other_kernel(kout, dst)
     assert not os.path.exists(os.path.join(dst, "drv.o"))
+
+
+def test_a_build_changed_after_it_was_made_is_not_kept(setup):
+    # Lab 8: make gcov_links GCOV_DATA_DIR=... points the build's .gcda
+    # links into one run's folder; gcov writes .gcov files into it
+    work, out = setup
+    fake_build(out, state("a"))
+    os.makedirs(os.path.join(out, "init"))
+    os.symlink("/sys/kernel/debug/gcov/init/main.gcda", os.path.join(out, "init/main.gcda"))
+    kbuild.mark_built(out, state("a"))
+    assert kbuild.as_built(out)
+    os.remove(os.path.join(out, "init/main.gcda"))
+    os.symlink("/tmp/one-run/gcda/init/main.gcda", os.path.join(out, "init/main.gcda"))
+    assert not kbuild.as_built(out)
+    assert kbuild.restore_or_keep(work, out, state("b")) is False
+    assert kept(work, out) == []
+    # a file written into it is a change too
+    fake_build(out, state("c"))
+    (open(os.path.join(out, "main.c.gcov"), "w")).close()
+    assert kbuild.restore_or_keep(work, out, state("d")) is False
+    assert kept(work, out) == []
+
+
+def test_a_kept_build_changed_since_is_not_put_back(setup):
+    work, out = setup
+    fake_build(out, state("a"))
+    kbuild.restore_or_keep(work, out, state("b"))
+    copy = kbuild.kept_dir(work, out, state("a"))
+    with open(os.path.join(copy, "arch/x86/boot/bzImage"), "a") as f:
+        f.write("more")
+    fake_build(out, state("b"))
+    assert kbuild.restore_or_keep(work, out, state("a")) is False
+    assert not os.path.exists(copy)
+    assert kbuild.complete_state(out) == state("b")
+
+
+def test_a_build_from_before_the_digest_is_not_kept(setup):
+    work, out = setup
+    fake_build(out, state("a"))
+    os.remove(os.path.join(out, ".gcovlab-contents"))
+    assert kbuild.restore_or_keep(work, out, state("b")) is False
+    assert kept(work, out) == []
+
+
+def test_a_build_put_back_has_notes_newer_than_the_sources(setup):
+    # the checkout writes the sources after the build was kept: gcov must
+    # not call the .gcno files older than their sources
+    work, out = setup
+    fake_build(out, state("a"))
+    gcno = os.path.join(out, "init", "main.gcno")
+    os.makedirs(os.path.dirname(gcno))
+    with open(gcno, "w") as f:
+        f.write("notes")
+    os.utime(gcno, (1000000000, 1000000000))
+    kbuild.mark_built(out, state("a"))
+    kbuild.restore_or_keep(work, out, state("b"))
+    fake_build(out, state("b"))
+    before = time.time()
+    assert kbuild.restore_or_keep(work, out, state("a")) is True
+    assert os.stat(gcno).st_mtime >= before - 1
+    assert kbuild.as_built(out)
 
 
 # --- a build directory in use is not changed under the user ----------------

@@ -709,8 +709,7 @@ def check_lab9(work):
             kbuild.make_all(work, work.tree, out, config,
                             os.path.join(out, "gcovlab-build.log"), keep_going=True)
             built, why = True, ""
-            kbuild.write_stamp(os.path.join(out, ".gcovlab-built"),
-                               kbuild.state(work, config))
+            kbuild.mark_built(out, kbuild.state(work, config))
         except GcovlabError as e:
             built = False
             text = str(e)

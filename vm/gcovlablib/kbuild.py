@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import time
 
@@ -289,6 +290,70 @@ def complete_state(out):
     return read_stamp(os.path.join(out, ".gcovlab-built"))
 
 
+def contents(out):
+    """A digest of what the build directory OUT holds: every file's path and
+    size and time, every link's target.  What a build writes there is the
+    build; what is done to it afterwards (make gcov_links pointing the
+    .gcda links elsewhere, gcov's .gcov files, a student's own make) is
+    not, and a kept build must not carry it.  Left out: the tool's own
+    files at the top (.gcovlab-*), and the times of the .gcno files, which
+    notes_after_sources moves."""
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(out):
+        rel_dir = os.path.relpath(dirpath, out)
+        if rel_dir == ".":
+            dirnames[:] = [d for d in dirnames if not d.startswith(".gcovlab")]
+            filenames = [f for f in filenames if not f.startswith(".gcovlab")]
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            try:
+                st = os.lstat(path)
+                if stat.S_ISLNK(st.st_mode):
+                    entries.append("%s -> %s" % (rel, os.readlink(path)))
+                elif stat.S_ISREG(st.st_mode):
+                    entries.append("%s %d %d" % (rel, st.st_size, 0 if name.endswith(".gcno")
+                                                else st.st_mtime_ns))
+            except OSError:
+                entries.append("%s gone" % rel)
+    h = hashlib.sha256()
+    for entry in sorted(entries):
+        h.update(entry.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()
+
+
+def mark_built(out, built_state):
+    """OUT holds a complete build of BUILT_STATE: its stamp, and the digest
+    of its contents that says later whether it is still as built."""
+    write_stamp(os.path.join(out, ".gcovlab-contents"), contents(out))
+    write_stamp(os.path.join(out, ".gcovlab-built"), built_state)
+
+
+def as_built(out):
+    """Whether OUT holds what its build left and nothing done since (a
+    build made before this digest existed is taken as changed)."""
+    recorded = read_stamp(os.path.join(out, ".gcovlab-contents"))
+    return recorded is not None and recorded == contents(out)
+
+
+def notes_after_sources(out):
+    """Give every .gcno of OUT the time now.  The build of a state that
+    comes back (put back from build/.kept, or still in OUT after the tree
+    went elsewhere and back) is older than the files the checkout wrote,
+    and gcov would say "source file is newer than notes file" of objects
+    that the state's key shows are the very sources they were compiled
+    from."""
+    for dirpath, dirnames, filenames in os.walk(out):
+        if dirpath == out:
+            dirnames[:] = [d for d in dirnames if not d.startswith(".gcovlab")]
+        for name in filenames:
+            if name.endswith(".gcno"):
+                try:
+                    os.utime(os.path.join(dirpath, name))
+                except OSError:
+                    pass
+
+
 def worth_keeping(built_state):
     """A committed state: a tree with uncommitted edits is seldom built twice."""
     return bool(built_state) and CLEAN_TREE + " " in built_state
@@ -357,17 +422,24 @@ def restore_or_keep(work, out, want):
     current = complete_state(out)
     if current == want:
         return False
+    # only a build as its make left it is kept: not one that was changed
+    # afterwards (links made again elsewhere, files written into it)
+    keep_current = worth_keeping(current) and as_built(out)
     kept = kept_dir(work, out, want)
     if complete_state(kept) == want:
-        if worth_keeping(current) and not os.path.isdir(kept_dir(work, out, current)):
-            os.replace(out, kept_dir(work, out, current))
-        elif os.path.lexists(out):
-            discard(out)
-        os.replace(kept, out)
-        os.utime(out)
-        prune_kept(work, out, limit)
-        return True
-    if worth_keeping(current):
+        if not as_built(kept):
+            discard(kept)
+        else:
+            if keep_current and not os.path.isdir(kept_dir(work, out, current)):
+                os.replace(out, kept_dir(work, out, current))
+            elif os.path.lexists(out):
+                discard(out)
+            os.replace(kept, out)
+            os.utime(out)
+            notes_after_sources(out)
+            prune_kept(work, out, limit)
+            return True
+    if keep_current:
         keep_copy(work, out, current)
         prune_kept(work, out, limit)
     return False
@@ -430,6 +502,8 @@ def _build_kernel(work, config, force):
     if not force and complete_state(out) == want:
         say("%s kernel is up to date (build/%s in the work directory)" % (
             config, os.path.basename(out)))
+        if not Config.parse(config).is_mainline:
+            notes_after_sources(out)
         return want
     with changing(work, config):
         return _change_build(work, config, force, out, want)
@@ -449,7 +523,7 @@ def _change_build(work, config, force, out, want):
     # stamp is written, so the next build runs make again.
     done = state(work, config) == want
     if done:
-        write_stamp(os.path.join(out, ".gcovlab-built"), want)
+        mark_built(out, want)
     else:
         say("the tree changed while the %s kernel was built: the next build runs "
             "make again" % config)
