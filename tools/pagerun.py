@@ -542,8 +542,13 @@ def _run(number, page, blocks, work, base, capture, log):
            if not k.startswith(("GCOVLAB_", "GIT_", "OLDPWD", "MAKE", "MFLAGS"))}
     env.update(HOME=home, LC_ALL="C.UTF-8", SHELL="/bin/bash",
                PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
-    if os.environ.get("GCOVLAB_TARBALL"):
-        env["GCOVLAB_TARBALL"] = os.environ["GCOVLAB_TARBALL"]
+    # what changes no output: the tarball to use, and how many builds to
+    # keep (make check keeps 24, so that the bisect test's and the lab
+    # tests' states outlive a page's moves; without it a page pruned them
+    # to the default 8)
+    for var in ("GCOVLAB_TARBALL", "GCOVLAB_KEEP_BUILDS"):
+        if os.environ.get(var):
+            env[var] = os.environ[var]
     result = Result(number)
     limit = sum(b.timeout for b in blocks if not b.skip) + 60
     print("pagerun: lab %d: %d blocks from %s, HOME=%s" % (

@@ -220,3 +220,14 @@ def test_the_clocksource_watchdog_s_verdict_is_not_drift():
     # a module's own message stays
     assert pagerun.mask("[    1.000000] seqwrite_demo: removed\n") == \
         ["[<timestamp>] seqwrite_demo: removed"]
+
+
+def test_the_reader_s_shell_keeps_the_number_of_kept_builds_only(tmp_path, monkeypatch):
+    # make check keeps 24 builds per directory; a page that pruned them to
+    # the default 8 threw away the bisect test's and the lab tests' builds
+    monkeypatch.setenv("GCOVLAB_KEEP_BUILDS", "24")
+    monkeypatch.setenv("GCOVLAB_PREBUILD", "0")
+    body = block('echo "keep=${GCOVLAB_KEEP_BUILDS:-} prebuild=${GCOVLAB_PREBUILD:-}"',
+                 "env.txt")
+    result = run(tmp_path, body, {"env.txt": "keep=24 prebuild=\n"})
+    assert result.problems == []
