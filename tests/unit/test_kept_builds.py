@@ -268,7 +268,7 @@ def test_a_build_changed_after_it_was_made_is_not_kept(setup):
     assert kept(work, out) == []
     # a file written into it is a change too
     fake_build(out, state("c"))
-    (open(os.path.join(out, "main.c.gcov"), "w")).close()
+    open(os.path.join(out, "main.c.gcov"), "w").close()
     assert kbuild.restore_or_keep(work, out, state("d")) is False
     assert kept(work, out) == []
 
@@ -299,18 +299,70 @@ def test_a_build_put_back_has_notes_newer_than_the_sources(setup):
     # not call the .gcno files older than their sources
     work, out = setup
     fake_build(out, state("a"))
-    gcno = os.path.join(out, "init", "main.gcno")
-    os.makedirs(os.path.dirname(gcno))
-    with open(gcno, "w") as f:
-        f.write("notes")
-    os.utime(gcno, (1000000000, 1000000000))
+    os.makedirs(os.path.join(out, "init"))
+    for name, flags in (("main", "-fprofile-arcs -ftest-coverage"), ("version", "-Os")):
+        # version.gcno: left from an earlier build with the gcov flags; its
+        # object has been compiled without them since
+        with open(os.path.join(out, "init", name + ".gcno"), "w") as f:
+            f.write("notes")
+        with open(os.path.join(out, "init", ".%s.o.cmd" % name), "w") as f:
+            f.write("cmd_init/%s.o := gcc %s -c -o init/%s.o init/%s.c\n" % (
+                name, flags, name, name))
+        os.utime(os.path.join(out, "init", name + ".gcno"), (1000000000, 1000000000))
     kbuild.mark_built(out, state("a"))
     kbuild.restore_or_keep(work, out, state("b"))
     fake_build(out, state("b"))
     before = time.time()
     assert kbuild.restore_or_keep(work, out, state("a")) is True
-    assert os.stat(gcno).st_mtime >= before - 1
+    assert os.stat(os.path.join(out, "init", "main.gcno")).st_mtime >= before - 1
+    # of a stale one, gcov's "source file is newer" is right
+    assert os.stat(os.path.join(out, "init", "version.gcno")).st_mtime == 1000000000
     assert kbuild.as_built(out)
+
+
+class LinksWork(FakeWork):
+    tarball = "/nonexistent"
+    ccache = "/nonexistent"
+
+
+def test_a_build_over_a_changed_directory_undoes_the_changes(tmp_path, monkeypatch):
+    """make builds the next state over a directory whose .gcda links a
+    student pointed elsewhere: the links of the objects make does not
+    compile again would pass into the new state's build, so the tree's own
+    'make gcov_links' puts kbuild's links back, and .gcov files go."""
+    monkeypatch.delenv("GCOVLAB_KEEP_BUILDS", raising=False)
+    work = LinksWork(tmp_path)
+    out = os.path.join(str(tmp_path), "build", "lab")
+    src = tmp_path / "linux"
+    src.mkdir()
+    (src / "Makefile").write_text(
+        "# a stand-in for patch 0009's target\n"
+        "gcov_links:\n"
+        "\tln -sfn /sys/kernel/debug/gcov$(O)/init/main.gcda $(O)/init/main.gcda\n")
+    fake_build(out, state("a"))
+    os.makedirs(os.path.join(out, "init"))
+    link = os.path.join(out, "init", "main.gcda")
+    os.symlink("/sys/kernel/debug/gcov%s/init/main.gcda" % out, link)
+    kbuild.mark_built(out, state("a"))
+    assert not kbuild.changed_since_built(out)
+    os.remove(link)
+    os.symlink("/home/student/run/gcda/init/main.gcda", link)
+    open(os.path.join(out, "main.c.gcov"), "w").close()
+    assert kbuild.changed_since_built(out)
+    # make built state b over it (nothing in init/ compiled again)
+    fake_build(out, None)
+    kbuild.finish_build(work, str(src), out, "lab", state("b"), changed=True)
+    assert os.readlink(link) == "/sys/kernel/debug/gcov%s/init/main.gcda" % out
+    assert not os.path.exists(os.path.join(out, "main.c.gcov"))
+    assert kbuild.complete_state(out) == state("b") and kbuild.as_built(out)
+    # a gcov_links that fails: the build is used, but never kept
+    (src / "Makefile").write_text("gcov_links:\n\tfalse\n")
+    os.remove(link)
+    os.symlink("/elsewhere/main.gcda", link)
+    kbuild.finish_build(work, str(src), out, "lab", state("c"), changed=True)
+    assert kbuild.complete_state(out) == state("c") and not kbuild.as_built(out)
+    assert kbuild.restore_or_keep(work, out, state("d")) is False
+    assert kept(work, out) == []
 
 
 # --- a build directory in use is not changed under the user ----------------

@@ -388,9 +388,11 @@ def test_config_is_a_value():
             Config(*bad)
 
 
-def test_a_tree_without_the_series_builds_in_a_directory_of_its_own(tmp_path):
+def test_a_tree_without_the_series_builds_in_a_directory_of_its_own(tmp_path, monkeypatch):
+    from gcovlablib import work as workmod
     from gcovlablib.config import Config
     from gcovlablib.work import Work
+    monkeypatch.setattr(workmod, "_KCONFIG", {})
     work = Work(str(tmp_path / "work"))
     build = tmp_path / "work" / "build"
     # No tree yet: nothing to ask, the baseline's directory.
@@ -400,6 +402,11 @@ def test_a_tree_without_the_series_builds_in_a_directory_of_its_own(tmp_path):
     (tree / "init" / "Kconfig").write_text("config CONSTRUCTORS\n\tbool\n")
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
     subprocess.run(["git", "-C", str(tree), "add", "."], check=True)
+    subprocess.run(["git", "-c", "user.name=a", "-c", "user.email=a@x", "-C", str(tree),
+                    "commit", "-q", "-m", "tree"], check=True)
+    # each step below is a command of its own: what one command learnt of
+    # the Kconfig files (work.kconfig_options) does not carry over
+    fresh = workmod._KCONFIG.clear
     assert work.build_dir(Config("lab")) == str(build / "lab-baseline")
     assert work.build_dir(Config("lab", "smp")) == str(build / "lab-smp-baseline")
     assert work.build_dir(Config("mainline")) == str(build / "mainline")
@@ -408,8 +415,11 @@ def test_a_tree_without_the_series_builds_in_a_directory_of_its_own(tmp_path):
     # the option (a 'depends on') is not a definition.
     (tree / "kernel").mkdir()
     (tree / "kernel" / "Kconfig.gcov").write_text("config OTHER\n\tdepends on GCOV_PROFILE\n")
+    fresh()
     assert work.build_dir(Config("lab")) == str(build / "lab-baseline")
-    (tree / "kernel" / "Kconfig.gcov").write_text("config GCOV_PROFILE\n\tbool \"gcov\"\n")
+    # as Kconfig reads it: a blank or a comment after the name
+    (tree / "kernel" / "Kconfig.gcov").write_text("config GCOV_PROFILE \t# gcov\n\tbool\n")
+    fresh()
     assert work.build_dir(Config("lab")) == str(build / "lab")
     assert work.build_dir(Config("lab", "all")) == str(build / "lab-all")
     assert work.build_dir(Config("mainline", "all")) == str(build / "mainline-all")
@@ -489,7 +499,8 @@ def test_kconfig_options_of_the_tree_as_on_disk(tmp_path, monkeypatch):
     (repo / "Kconfig").write_text("config A\n\tbool\n\tdepends on MENTIONED\n"
                                   "menuconfig B\n\tbool\n")
     (repo / "init").mkdir()
-    (repo / "init" / "Kconfig").write_text("config C_1\n# config COMMENTED\n")
+    (repo / "init" / "Kconfig").write_text("config C_1\n# config COMMENTED\n"
+                                           "if C_1\n\tconfig\tINDENTED # a comment\nendif\n")
     (repo / "init" / "main.c").write_text("config NOT_KCONFIG\n")
     git("add", "-A")
     git("commit", "-q", "-m", "tree")
@@ -503,7 +514,7 @@ def test_kconfig_options_of_the_tree_as_on_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(workmod, "probe", counting_probe)
     monkeypatch.setattr(workmod, "_KCONFIG", {})
     src = str(repo)
-    assert workmod.kconfig_options(src) == {"A", "B", "C_1"}
+    assert workmod.kconfig_options(src) == {"A", "B", "C_1", "INDENTED"}
     assert workmod.kconfig_defines(src, "B") and not workmod.kconfig_defines(src, "MENTIONED")
     assert len(grep_calls) == 1, "asked twice within one command"
     # a student's edit, committed or not, and a new file: seen by the next command

@@ -694,7 +694,9 @@ def check_lab9(work):
             kbuild.changing(work, config):
         # a complete build of another state is kept before anything here
         # changes (kbuild.restore_or_keep)
-        kbuild.restore_or_keep(work, out, kbuild.state(work, config))
+        want = kbuild.state(work, config)
+        kbuild.restore_or_keep(work, out, want)
+        changed = kbuild.changed_since_built(out)
         # what an earlier build left in these directories must not be read
         # as this build's
         for _todo, rel, _what, _image in PIECES9:
@@ -709,7 +711,10 @@ def check_lab9(work):
             kbuild.make_all(work, work.tree, out, config,
                             os.path.join(out, "gcovlab-build.log"), keep_going=True)
             built, why = True, ""
-            kbuild.mark_built(out, kbuild.state(work, config))
+            # the state make started from, as kbuild._change_build stamps
+            # it: none if the tree changed while make ran
+            if kbuild.state(work, config) == want:
+                kbuild.finish_build(work, work.tree, out, config, want, changed)
         except GcovlabError as e:
             built = False
             text = str(e)

@@ -312,8 +312,8 @@ def contents(out):
                 if stat.S_ISLNK(st.st_mode):
                     entries.append("%s -> %s" % (rel, os.readlink(path)))
                 elif stat.S_ISREG(st.st_mode):
-                    entries.append("%s %d %d" % (rel, st.st_size, 0 if name.endswith(".gcno")
-                                                else st.st_mtime_ns))
+                    when = 0 if name.endswith(".gcno") else st.st_mtime_ns
+                    entries.append("%s %d %d" % (rel, st.st_size, when))
             except OSError:
                 entries.append("%s gone" % rel)
     h = hashlib.sha256()
@@ -336,22 +336,82 @@ def as_built(out):
     return recorded is not None and recorded == contents(out)
 
 
-def notes_after_sources(out):
-    """Give every .gcno of OUT the time now.  The build of a state that
-    comes back (put back from build/.kept, or still in OUT after the tree
-    went elsewhere and back) is older than the files the checkout wrote,
-    and gcov would say "source file is newer than notes file" of objects
-    that the state's key shows are the very sources they were compiled
-    from."""
+def changed_since_built(out):
+    """Whether OUT holds a complete build that was changed afterwards: make
+    builds the next state over it, and what make does not rewrite (the
+    links of objects it does not compile again, a .gcov file) would pass
+    into that state's build."""
+    return complete_state(out) is not None and not as_built(out)
+
+
+def undo_changes_after_build(work, src, out, config):
+    """After make, in a directory that was changed after its last build:
+    remove the .gcov files and, in a tree with patch 0009's gcov_links
+    target, run it with the default GCOV_DATA_DIR, so that every .gcda
+    link is the one kbuild makes.  Return False when that could not be
+    done (the build is then not kept: only kbuild knows the rest)."""
     for dirpath, dirnames, filenames in os.walk(out):
         if dirpath == out:
             dirnames[:] = [d for d in dirnames if not d.startswith(".gcovlab")]
         for name in filenames:
-            if name.endswith(".gcno"):
-                try:
-                    os.utime(os.path.join(dirpath, name))
-                except OSError:
-                    pass
+            if name.endswith(".gcov"):
+                os.remove(os.path.join(dirpath, name))
+    try:
+        with open(os.path.join(src, "Makefile"), encoding="utf-8", errors="replace") as f:
+            has_links = re.search(r"^gcov_links:", f.read(), re.M) is not None
+    except OSError:
+        has_links = False
+    if not has_links:
+        return True
+    env = make_env(work)
+    env.pop("GCOV_DATA_DIR", None)
+    proc = probe(["make", "-s", "-C", src, "O=" + out] + make_vars(work, config) +
+                 ["gcov_links"], env=env)
+    if proc.returncode != 0:
+        warn("make gcov_links in %s failed, so this build will not be kept:\n%s" % (
+            out, tail(proc.stdout + proc.stderr, 10)))
+        return False
+    return True
+
+
+def finish_build(work, src, out, config, built_state, changed):
+    """Mark OUT as a complete build of BUILT_STATE; CHANGED: it was built
+    over a directory changed after its last build (changed_since_built)."""
+    if changed and not undo_changes_after_build(work, src, out, config):
+        try:
+            os.remove(os.path.join(out, ".gcovlab-contents"))
+        except FileNotFoundError:
+            pass
+        write_stamp(os.path.join(out, ".gcovlab-built"), built_state)
+        return
+    mark_built(out, built_state)
+
+
+def notes_after_sources(out):
+    """Give the .gcno files of the objects compiled with the gcov flags the
+    time now.  The build of a state that comes back (put back from
+    build/.kept, or still in OUT after the tree went elsewhere and back)
+    is older than the files the checkout wrote, and gcov would say
+    "source file is newer than notes file" of objects that the state's key
+    shows are the very sources they were compiled from.  A .gcno left from
+    an earlier build with other flags (kbuild does not remove it) keeps
+    its time: of that one, gcov's warning is right.  The object's saved
+    command line (.<object>.o.cmd) says which is which, as patch 0009's
+    gcov_links decides."""
+    for dirpath, dirnames, filenames in os.walk(out):
+        if dirpath == out:
+            dirnames[:] = [d for d in dirnames if not d.startswith(".gcovlab")]
+        for name in filenames:
+            if not name.endswith(".gcno"):
+                continue
+            cmd = os.path.join(dirpath, ".%s.o.cmd" % name[:-len(".gcno")])
+            try:
+                with open(cmd, encoding="utf-8", errors="replace") as f:
+                    if "-ftest-coverage" not in f.read():
+                        continue
+                os.utime(os.path.join(dirpath, name))
+            except OSError:
+                pass
 
 
 def worth_keeping(built_state):
@@ -495,14 +555,17 @@ def built(work, config):
 
 
 def _build_kernel(work, config, force):
-    if Config.parse(config).is_mainline:
+    mainline = Config.parse(config).is_mainline
+    if mainline:
         treemod.ensure_mainline(work)
     out = work.build_dir(config)
     want = state(work, config)
     if not force and complete_state(out) == want:
         say("%s kernel is up to date (build/%s in the work directory)" % (
             config, os.path.basename(out)))
-        if not Config.parse(config).is_mainline:
+        if not mainline:
+            # only the .gcno times, under the build lock that every
+            # writer of the directory holds too
             notes_after_sources(out)
         return want
     with changing(work, config):
@@ -515,6 +578,7 @@ def _change_build(work, config, force, out, want):
             say("%s kernel is up to date (build/%s: the build of this tree state "
                 "kept in build/.kept, put back)" % (config, os.path.basename(out)))
             return want
+    changed = changed_since_built(out)
     configure(work, config, out)
     src = source_dir(work, config)
     took, compiled = make_all(work, src, out, config, os.path.join(out, "gcovlab-build.log"))
@@ -523,7 +587,7 @@ def _change_build(work, config, force, out, want):
     # stamp is written, so the next build runs make again.
     done = state(work, config) == want
     if done:
-        mark_built(out, want)
+        finish_build(work, src, out, config, want, changed)
     else:
         say("the tree changed while the %s kernel was built: the next build runs "
             "make again" % config)

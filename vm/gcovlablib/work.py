@@ -61,13 +61,14 @@ class Work:
     def has_series_kconfig(self):
         """Whether the tree's Kconfig defines the series' first option,
         CONFIG_GCOV_PROFILE (committed or not: a student writing it in Lab 1
-        has it as soon as the file says so)."""
+        has it from the next command on)."""
         return os.path.isdir(self.tree) and kconfig_defines(self.tree, "GCOV_PROFILE")
 
 
 def kconfig_defines(src, option):
     """Whether a Kconfig file of the tree SRC, as on disk (committed or
-    not), defines OPTION (a 'config' or 'menuconfig' line, not a mention)."""
+    not) when the command first asked or since git last changed the tree,
+    defines OPTION (a 'config' or 'menuconfig' line, not a mention)."""
     return option in kconfig_options(src)
 
 
@@ -94,7 +95,7 @@ def index_key(src):
 
 def kconfig_options(src):
     """The set of options that the Kconfig files of the tree SRC define,
-    as on disk (committed, changed or untracked).
+    as on disk (committed, changed or untracked) when first asked.
 
     One 'git grep' for every option at once: asking for each option in
     turn walked the tree's 78,000 files once per option (40 walks, about
@@ -104,8 +105,10 @@ def kconfig_options(src):
     hit = _KCONFIG.get(src)
     if key is not None and hit is not None and hit[0] == key:
         return hit[1]
+    # as Kconfig's lexer reads an entry: blanks around it, a comment after
     r = probe(["git", "-C", src, "grep", "-h", "--untracked", "-E",
-               "^(menu)?config [A-Za-z0-9_]+$", "--", "*Kconfig*"])
+               "^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+[[:space:]]*(#.*)?$",
+               "--", "*Kconfig*"])
     if r.returncode not in (0, 1):
         raise GcovlabError("git grep in %s failed (is it the kernel tree?):\n%s"
                            % (src, r.stderr.strip()))
