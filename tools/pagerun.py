@@ -542,10 +542,11 @@ def _run(number, page, blocks, work, base, capture, log):
            if not k.startswith(("GCOVLAB_", "GIT_", "OLDPWD", "MAKE", "MFLAGS"))}
     env.update(HOME=home, LC_ALL="C.UTF-8", SHELL="/bin/bash",
                PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
-    # what changes no output: the tarball to use, and how many builds to
-    # keep (make check keeps 24, so that the bisect test's and the lab
-    # tests' states outlive a page's moves; without it a page pruned them
-    # to the default 8)
+    # what changes no page's output: the tarball to use, and how many
+    # builds to keep (make check keeps 24, so that the bisect test's and
+    # the lab tests' states outlive a page's moves; without it a page
+    # pruned them to the default 8; only 'vm/gcovlab status', which no
+    # page runs, prints the number)
     for var in ("GCOVLAB_TARBALL", "GCOVLAB_KEEP_BUILDS"):
         if os.environ.get(var):
             env[var] = os.environ[var]

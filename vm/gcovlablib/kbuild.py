@@ -247,9 +247,10 @@ def state(work, config):
 # every move between lab states rebuilt it: kbuild recompiles what the
 # checkout touched (ccache hits, mostly) and links again, about 20 s a move
 # even when the state was built a minute before.  So a complete build of a
-# committed state (no uncommitted change, no untracked file) is kept when
-# the directory moves on, under build/.kept/<directory>/<key>, and put back
-# by a rename when the tree returns to that state: build/lab stays the one
+# committed state (no uncommitted change, no untracked file), as its make
+# left it (kbuild.contents), is kept when the directory moves on, under
+# build/.kept/<directory>/<key>, and put back by a rename when the tree
+# returns to that state: build/lab stays the one
 # path that objects, .gcno files and the pages name.  At most KEEP_BUILDS
 # per directory, the least recently used go first (GCOVLAB_KEEP_BUILDS
 # sets another number; 0 keeps none).
@@ -474,7 +475,8 @@ def keep_copy(work, out, built_state):
 def restore_or_keep(work, out, want):
     """Before a build of state WANT in OUT (the configuration's lock held):
     put back a kept build of WANT and return True, or keep a copy of the
-    complete build OUT holds now (it is about to change) and return False."""
+    complete build OUT holds now (it is about to change), if nothing was
+    done to it since its build, and return False."""
     limit = keep_limit()
     if limit == 0:
         prune_kept(work, out, 0)        # GCOVLAB_KEEP_BUILDS=0 frees the disk
