@@ -291,6 +291,19 @@ def complete_state(out):
     return read_stamp(os.path.join(out, ".gcovlab-built"))
 
 
+def build_files(out):
+    """(directory, name) of every file and link below the build directory
+    OUT but the tool's own at its top (.gcovlab-*); a link to a directory
+    is listed, not followed."""
+    for dirpath, dirnames, filenames in os.walk(out):
+        if dirpath == out:
+            dirnames[:] = [d for d in dirnames if not d.startswith(".gcovlab")]
+            filenames = [f for f in filenames if not f.startswith(".gcovlab")]
+        for name in filenames + [d for d in dirnames
+                                 if os.path.islink(os.path.join(dirpath, d))]:
+            yield dirpath, name
+
+
 def contents(out):
     """A digest of what the build directory OUT holds: every file's path and
     size and time, every link's target.  What a build writes there is the
@@ -300,23 +313,18 @@ def contents(out):
     files at the top (.gcovlab-*), and the times of the .gcno files, which
     notes_after_sources moves."""
     entries = []
-    for dirpath, dirnames, filenames in os.walk(out):
-        rel_dir = os.path.relpath(dirpath, out)
-        if rel_dir == ".":
-            dirnames[:] = [d for d in dirnames if not d.startswith(".gcovlab")]
-            filenames = [f for f in filenames if not f.startswith(".gcovlab")]
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            rel = os.path.normpath(os.path.join(rel_dir, name))
-            try:
-                st = os.lstat(path)
-                if stat.S_ISLNK(st.st_mode):
-                    entries.append("%s -> %s" % (rel, os.readlink(path)))
-                elif stat.S_ISREG(st.st_mode):
-                    when = 0 if name.endswith(".gcno") else st.st_mtime_ns
-                    entries.append("%s %d %d" % (rel, st.st_size, when))
-            except OSError:
-                entries.append("%s gone" % rel)
+    for dirpath, name in build_files(out):
+        path = os.path.join(dirpath, name)
+        rel = os.path.relpath(path, out)
+        try:
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                entries.append("%s -> %s" % (rel, os.readlink(path)))
+            elif stat.S_ISREG(st.st_mode):
+                when = 0 if name.endswith(".gcno") else st.st_mtime_ns
+                entries.append("%s %d %d" % (rel, st.st_size, when))
+        except OSError:
+            entries.append("%s gone" % rel)
     h = hashlib.sha256()
     for entry in sorted(entries):
         h.update(entry.encode("utf-8", "surrogateescape") + b"\0")
@@ -351,12 +359,9 @@ def undo_changes_after_build(work, src, out, config):
     target, run it with the default GCOV_DATA_DIR, so that every .gcda
     link is the one kbuild makes.  Return False when that could not be
     done (the build is then not kept: only kbuild knows the rest)."""
-    for dirpath, dirnames, filenames in os.walk(out):
-        if dirpath == out:
-            dirnames[:] = [d for d in dirnames if not d.startswith(".gcovlab")]
-        for name in filenames:
-            if name.endswith(".gcov"):
-                os.remove(os.path.join(dirpath, name))
+    for dirpath, name in build_files(out):
+        if name.endswith(".gcov"):
+            os.remove(os.path.join(dirpath, name))
     try:
         with open(os.path.join(src, "Makefile"), encoding="utf-8", errors="replace") as f:
             has_links = re.search(r"^gcov_links:", f.read(), re.M) is not None
@@ -399,20 +404,17 @@ def notes_after_sources(out):
     its time: of that one, gcov's warning is right.  The object's saved
     command line (.<object>.o.cmd) says which is which, as patch 0009's
     gcov_links decides."""
-    for dirpath, dirnames, filenames in os.walk(out):
-        if dirpath == out:
-            dirnames[:] = [d for d in dirnames if not d.startswith(".gcovlab")]
-        for name in filenames:
-            if not name.endswith(".gcno"):
-                continue
-            cmd = os.path.join(dirpath, ".%s.o.cmd" % name[:-len(".gcno")])
-            try:
-                with open(cmd, encoding="utf-8", errors="replace") as f:
-                    if "-ftest-coverage" not in f.read():
-                        continue
-                os.utime(os.path.join(dirpath, name))
-            except OSError:
-                pass
+    for dirpath, name in build_files(out):
+        if not name.endswith(".gcno"):
+            continue
+        cmd = os.path.join(dirpath, ".%s.o.cmd" % name[:-len(".gcno")])
+        try:
+            with open(cmd, encoding="utf-8", errors="replace") as f:
+                if "-ftest-coverage" not in f.read():
+                    continue
+            os.utime(os.path.join(dirpath, name))
+        except OSError:
+            pass
 
 
 def worth_keeping(built_state):
