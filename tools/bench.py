@@ -22,6 +22,12 @@ Figures (--only picks some; the default is all but the cold demo):
   atomic       Lab 10's gcovrace on two vCPUs: plain counters (patches
                1-10) against atomic ones (patch 0011): run time and the
                increments lost
+  suite        the last whole 'make check' on this machine (it measures
+               nothing itself: it reads the record make check leaves in
+               the work directory, check-run.json and check-times.txt):
+               its time, each process's, and its ten slowest tests; saved
+               as suite-cold or suite-warm, after whether that run started
+               from an empty work directory
 
 Nothing is asserted about speed: the tests assert behaviour, this prints
 figures.  The kernel tree must be clean (the switch and atomic figures
@@ -46,7 +52,8 @@ REPO = os.path.dirname(HERE)
 GCOVLAB = os.path.join(REPO, "vm", "gcovlab")
 DRIVER = os.path.join(REPO, "labs", "driver")
 LAB10 = os.path.join(REPO, "labs", "lab10")
-FIGURES = ("demo", "edit", "switch", "transfer", "atomic")
+FIGURES = ("demo", "edit", "switch", "transfer", "atomic", "suite")
+SLOWEST = 10
 
 
 class BenchError(Exception):
@@ -118,6 +125,9 @@ class Figure:
         self.series = {}
         self.units = {}
         self.notes = []
+        # when and at which commit, where the figure was measured earlier
+        # (suite: by the make check it reads); None: now, HEAD
+        self.measured = self.commit = None
 
     def add(self, label, value, unit="s"):
         self.series.setdefault(label, []).append(value)
@@ -128,7 +138,8 @@ class Figure:
         width = max(len(k) for k in self.series) if self.series else 0
         for label, values in self.series.items():
             unit = self.units[label]
-            fmt = "%.1f" if unit == "s" else "%.0f" if unit in ("bytes", "files", "calls") \
+            fmt = "%.1f" if unit == "s" else "%.0f" if unit in ("bytes", "files", "calls",
+                                                               "tests") \
                 else "%.2f"
             print("  %-*s  min %s / median %s / max %s %s (%d run%s)" % (
                 width, label, fmt % min(values), fmt % statistics.median(values),
@@ -139,10 +150,11 @@ class Figure:
     def save(self, directory, runs, command):
         os.makedirs(directory, exist_ok=True)
         data = {"figure": self.name, "title": self.title,
-                "measured": datetime.datetime.now(datetime.timezone.utc).strftime(
-                    "%Y-%m-%d %H:%M UTC"),
-                "commit": subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                                         text=True, capture_output=True).stdout.strip(),
+                "measured": self.measured or datetime.datetime.now(
+                    datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                "commit": self.commit or subprocess.run(
+                    ["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                    text=True, capture_output=True).stdout.strip(),
                 "command": command, "runs": runs, "machine": machine(),
                 "series": [{"label": k, "unit": self.units[k], "values": v}
                            for k, v in self.series.items()],
@@ -374,6 +386,35 @@ def fig_atomic(runs):
     return fig
 
 
+def fig_suite(work=None):
+    """The last whole make check's record, as a figure (None: no record)."""
+    work = work or work_dir()
+    try:
+        with open(os.path.join(work, "check-run.json"), encoding="utf-8") as f:
+            record = json.load(f)
+        with open(os.path.join(work, "check-times.txt"), encoding="utf-8") as f:
+            rows = [line.split(None, 1) for line in f if not line.startswith("#")]
+    except (OSError, ValueError):
+        say("suite: no record of a whole 'make check' in %s (check-run.json, "
+            "check-times.txt): run 'make check' first" % work)
+        return None
+    kind = "cold" if record["cold"] else "warm"
+    fig = Figure("suite-" + kind, "make check %s: %s" % (
+        kind, "from an empty work directory (tree, kernels, ccache: all made)"
+        if record["cold"] else "with a work directory an earlier make check built"))
+    fig.measured, fig.commit = record["started"], record["commit"]
+    fig.add("make check, both processes", record["seconds"] / 60, "min")
+    for stream, what in (("tree", "the tests that move the kernel tree (first process)"),
+                         ("other", "the other tests (second process)")):
+        if record["streams"].get(stream) is not None:
+            fig.add(what, record["streams"][stream] / 60, "min")
+    fig.add("tests passed", record["passed"], "tests")
+    fig.add("tests failed", record["failed"], "tests")
+    for secs, nodeid in rows[:SLOWEST]:
+        fig.add("slowest: " + nodeid.strip(), float(secs))
+    return fig
+
+
 def positive(text):
     if not text.isdigit() or int(text) == 0:
         raise argparse.ArgumentTypeError("a whole number above 0, not %r" % text)
@@ -408,9 +449,14 @@ def main(argv=None):
                    "edit": lambda: fig_edit(args.runs),
                    "switch": lambda: fig_switch(args.runs),
                    "transfer": lambda: fig_transfer(args.runs),
-                   "atomic": lambda: fig_atomic(args.runs)}[name]()
+                   "atomic": lambda: fig_atomic(args.runs),
+                   "suite": fig_suite}[name]()
+            if fig is None:
+                continue
             fig.print()
-            if args.save:
+            if args.save and fig.name.startswith("suite-"):
+                fig.save(args.save, 1, "make check, then " + command.strip())
+            elif args.save:
                 fig.save(args.save, args.runs, command.strip())
     except BenchError as e:
         print("bench: error: %s" % e, file=sys.stderr)

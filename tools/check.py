@@ -19,6 +19,7 @@ skipped"; exit status 0 only if both passed.  Arguments are passed to
 both pytest runs (for example -x, or -k EXPR).
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -82,6 +83,11 @@ def main(args):
             os.remove(counts_path(stream))
     base = [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "--durations=10"]
     os.environ.setdefault("GCOVLAB_KEEP_BUILDS", KEEP_BUILDS)
+    # an empty work directory (no kernel tree yet): a cold run
+    cold = not os.path.isdir(os.path.join(work_root(), "linux"))
+    if os.path.exists(record_path()):
+        os.remove(record_path())
+    started = time.time()
     start = time.monotonic()
     print("check: two pytest processes: the tests that move the kernel tree here, "
           "the others (%d files) beside them, their output in %s" % (len(SECOND), log_path),
@@ -110,11 +116,45 @@ def main(args):
     total = total_counts()
     took = time.monotonic() - start
     merge_times(took)
+    if not args:
+        write_record(started, took, cold, total, first.returncode, second.returncode)
     print("check: %d passed, %d failed, %d skipped (both processes, %d min %02d s)" % (
         total[0], total[1], total[2], took // 60, took % 60))
     # 5: the selection (-k) left one process nothing to run
     good = (0, 5) if args else (0,)
     return 0 if first.returncode in good and second.returncode in good else 1
+
+
+def record_path():
+    return os.path.join(work_root(), "check-run.json")
+
+
+def stream_seconds(stream):
+    """A process's own time, from the first line of its check-times file."""
+    try:
+        with open(os.path.join(work_root(), "check-times.%s.txt" % stream),
+                  encoding="utf-8") as f:
+            head = f.readline()
+    except OSError:
+        return None
+    words = head.split()
+    return float(words[words.index("s") - 1]) if "s" in words[1:] else None
+
+
+def write_record(started, took, cold, total, *codes):
+    """check-run.json: what tools/bench.py --only suite reads (a whole run
+    only: none with pytest arguments, which select or stop early)."""
+    head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                          text=True, capture_output=True).stdout.strip()
+    record = {"started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+              "seconds": round(took, 1), "cold": cold, "commit": head,
+              "passed": total[0], "failed": total[1], "skipped": total[2],
+              "exit": list(codes),
+              "streams": {stream: stream_seconds(stream) for stream in STREAMS}}
+    with open(record_path() + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    os.replace(record_path() + ".tmp", record_path())
 
 
 def merge_times(took):

@@ -36,7 +36,7 @@ def load(name):
 
 
 def number(value, unit):
-    if unit in ("bytes", "files", "calls"):
+    if unit in ("bytes", "files", "calls", "tests"):
         return "{:,}".format(round(value))
     if unit == "s":
         return "%.1f" % value
@@ -144,7 +144,12 @@ class BenchFigure(Directive):
         path = os.path.join(BENCH, name + ".json")
         env.note_dependency(path)
         data = load(name)
-        if data is None:
+        if data is None and name.startswith("suite-"):
+            rst = ["No figures yet: run ``make check``%s, then ``make bench "
+                   "BENCH='--only suite --save docs/bench'``." % (
+                       " from an empty work directory" if name == "suite-cold" else
+                       " with a work directory an earlier one built")]
+        elif data is None:
             rst = ["No figures yet: measure them with ``make bench BENCH='--only %s "
                    "--save docs/bench'`` (or ``tools/bench-read.py --save "
                    "docs/bench/read.json`` for the read speed)." % name]

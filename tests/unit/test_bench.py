@@ -90,3 +90,28 @@ def test_site_read_chart_has_both_kernels():
          "sizes": [4096, 8192], "values": [11.0, 21.0]}]}
     svg = benchsite.read_lines(data)
     assert "series" in svg and "mainline" in svg and ".gcda file size (KiB)" in svg
+
+
+def test_suite_figure_is_the_last_make_check(tmp_path):
+    """--only suite reads what make check left: nothing without a record;
+    cold or warm after the record; the ten slowest tests in order."""
+    assert bench.fig_suite(str(tmp_path)) is None
+    (tmp_path / "check-run.json").write_text(json.dumps(
+        {"started": "2026-12-06 15:16 UTC", "seconds": 1281.0, "cold": False,
+         "commit": "abc1234", "passed": 518, "failed": 1, "skipped": 0, "exit": [1, 0],
+         "streams": {"tree": 1246.0, "other": 729.0}}))
+    (tmp_path / "check-times.txt").write_text(
+        "# header\n" + "".join("%8.1f  tests/test_%02d.py::t\n" % (200 - i, i)
+                               for i in range(12)))
+    fig = bench.fig_suite(str(tmp_path))
+    assert fig.name == "suite-warm"
+    assert fig.series["make check, both processes"] == [1281.0 / 60]
+    assert fig.series["the other tests (second process)"] == [729.0 / 60]
+    assert fig.series["tests failed"] == [1] and fig.units["tests failed"] == "tests"
+    slow = [k for k in fig.series if k.startswith("slowest: ")]
+    assert slow == ["slowest: tests/test_%02d.py::t" % i for i in range(10)]
+    assert fig.series[slow[0]] == [200.0]
+    fig.save(str(tmp_path / "out"), 1, "make check, then tools/bench.py --only suite")
+    data = json.loads((tmp_path / "out" / "suite-warm.json").read_text())
+    assert (data["measured"], data["commit"], data["runs"]) == (
+        "2026-12-06 15:16 UTC", "abc1234", 1)

@@ -3,6 +3,7 @@
 merged check-times.txt."""
 
 import ast
+import json
 import importlib.util
 import os
 
@@ -113,3 +114,21 @@ def test_times_merged_slowest_first(check, tmp_path):
     assert lines[0].startswith("# ") and "3 tests in 100 s" in lines[0]
     assert [line.split()[1] for line in lines[1:]] == ["tests/a.py::x", "tests/b.py::z",
                                                        "tests/a.py::y"]
+
+
+def test_record_of_a_run_reads_each_process_time(check, tmp_path):
+    """check-run.json: the run's time, cold or warm, the counts, and each
+    process's own time from the first line of its check-times file."""
+    (tmp_path / "check-times.tree.txt").write_text(
+        "# 2026-12-06 15:16:53 UTC: 261 tests in 1246 s (20 min 46 s), exit status 0; "
+        "seconds per test, slowest first\n   148.4  tests/test_pages.py::x[9]\n")
+    assert check.stream_seconds("tree") == 1246.0
+    assert check.stream_seconds("other") is None
+    check.write_record(1765034213.0, 1300.4, True, [518, 0, 2], 0, 0)
+    with open(check.record_path(), encoding="utf-8") as f:
+        record = json.load(f)
+    assert record["cold"] is True and record["seconds"] == 1300.4
+    assert (record["passed"], record["failed"], record["skipped"]) == (518, 0, 2)
+    assert record["streams"] == {"tree": 1246.0, "other": None}
+    assert record["started"] == "2025-12-06 15:16 UTC"
+    assert record["exit"] == [0, 0] and record["commit"]
