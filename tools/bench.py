@@ -128,6 +128,8 @@ class Figure:
         # when and at which commit, where the figure was measured earlier
         # (suite: by the make check it reads); None: now, HEAD
         self.measured = self.commit = None
+        # why the figure must not be saved (None: it may)
+        self.refused = None
 
     def add(self, label, value, unit="s"):
         self.series.setdefault(label, []).append(value)
@@ -138,7 +140,7 @@ class Figure:
         width = max(len(k) for k in self.series) if self.series else 0
         for label, values in self.series.items():
             unit = self.units[label]
-            fmt = "%.1f" if unit == "s" else "%.0f" if unit in ("bytes", "files", "calls",
+            fmt = "%.1f" if unit in ("s", "min") else "%.0f" if unit in ("bytes", "files", "calls",
                                                                "tests") \
                 else "%.2f"
             print("  %-*s  min %s / median %s / max %s %s (%d run%s)" % (
@@ -324,9 +326,17 @@ def fig_transfer(runs):
                 if variant:
                     # what Lab 9's reader waits for next: the whole-kernel
                     # report (geninfo in parallel, then genhtml)
-                    took, _ = gcovlab("kernel-report", "--out", os.path.join(tmp, "out"),
-                                      "--mainline", "--variant", variant)
+                    # (exit 1 when gcov or lcov warned: the time still counts,
+                    # and the figure says so)
+                    took, out = sh([GCOVLAB, "kernel-report", "--out",
+                                    os.path.join(tmp, "out"), "--mainline", "--variant",
+                                    variant], check=False)
                     fig.add("%s: vm/gcovlab kernel-report" % label, took)
+                    if "no warning from gcov, lcov or genhtml" not in out:
+                        note = ("kernel-report did not say 'no warning from gcov, lcov or "
+                                "genhtml': %s" % " / ".join(out.strip().splitlines()[-3:]))
+                        if note not in fig.notes:
+                            fig.notes.append(note)
             config = "mainline-all" if variant else "mainline"
             fig.add("%s: bzImage" % label, os.stat(bzimage(config)).st_size, "bytes")
     finally:
@@ -387,31 +397,44 @@ def fig_atomic(runs):
 
 
 def fig_suite(work=None):
-    """The last whole make check's record, as a figure (None: no record)."""
+    """The last whole make check's record, as a figure (None: no record).
+    A run that failed, or that started from a work directory neither empty
+    nor built (check.work_state), is printed but not saved."""
     work = work or work_dir()
+    path = os.path.join(work, "check-run.json")
     try:
-        with open(os.path.join(work, "check-run.json"), encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             record = json.load(f)
-        with open(os.path.join(work, "check-times.txt"), encoding="utf-8") as f:
-            rows = [line.split(None, 1) for line in f if not line.startswith("#")]
-    except (OSError, ValueError):
-        say("suite: no record of a whole 'make check' in %s (check-run.json, "
-            "check-times.txt): run 'make check' first" % work)
+        kind, seconds = record["work"], float(record["seconds"])
+        streams, slowest = record["streams"], record["slowest"]
+        passed, failed, codes = record["passed"], record["failed"], record["exit"]
+    except OSError:
+        say("suite: no record of a whole 'make check' in %s (check-run.json): "
+            "run 'make check' first" % work)
         return None
-    kind = "cold" if record["cold"] else "warm"
-    fig = Figure("suite-" + kind, "make check %s: %s" % (
-        kind, "from an empty work directory (tree, kernels, ccache: all made)"
-        if record["cold"] else "with a work directory an earlier make check built"))
-    fig.measured, fig.commit = record["started"], record["commit"]
-    fig.add("make check, both processes", record["seconds"] / 60, "min")
+    except (ValueError, KeyError, TypeError) as e:
+        raise BenchError("%s is not a record make check wrote (%s): run 'make check' "
+                         "again" % (path, e)) from None
+    fig = Figure("suite-" + kind, "make check %s: %s" % (kind, {
+        "cold": "from an empty work directory (tree, kernels, ccache: all made)",
+        "warm": "with a work directory an earlier make check built",
+        "partial": "from a work directory neither empty nor built"}.get(kind, kind)))
+    fig.measured, fig.commit = record.get("started"), record.get("commit")
+    fig.add("make check, both processes", seconds / 60, "min")
     for stream, what in (("tree", "the tests that move the kernel tree (first process)"),
                          ("other", "the other tests (second process)")):
-        if record["streams"].get(stream) is not None:
-            fig.add(what, record["streams"][stream] / 60, "min")
-    fig.add("tests passed", record["passed"], "tests")
-    fig.add("tests failed", record["failed"], "tests")
-    for secs, nodeid in rows[:SLOWEST]:
-        fig.add("slowest: " + nodeid.strip(), float(secs))
+        if streams.get(stream) is not None:
+            fig.add(what, streams[stream] / 60, "min")
+    fig.add("tests passed", passed, "tests")
+    fig.add("tests failed", failed, "tests")
+    for secs, test in slowest[:SLOWEST]:
+        fig.add("slowest: " + test, float(secs))
+    if failed or any(codes):
+        fig.refused = ("this make check failed (%d failed, exit statuses %s): its times "
+                       "are not a figure of the suite" % (failed, codes))
+    elif kind not in ("cold", "warm"):
+        fig.refused = ("this make check started from a work directory neither empty "
+                       "nor built: neither a cold nor a warm figure")
     return fig
 
 
@@ -454,8 +477,11 @@ def main(argv=None):
             if fig is None:
                 continue
             fig.print()
-            if args.save and fig.name.startswith("suite-"):
-                fig.save(args.save, 1, "make check, then " + command.strip())
+            if args.save and fig.refused:
+                say("not saved: %s" % fig.refused)
+            elif args.save and fig.name.startswith("suite-"):
+                fig.save(args.save, 1, "make check, then tools/bench.py --only suite "
+                         "--save %s" % args.save)
             elif args.save:
                 fig.save(args.save, args.runs, command.strip())
     except BenchError as e:

@@ -21,6 +21,7 @@ both pytest runs (for example -x, or -k EXPR).
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -41,6 +42,7 @@ SECOND = [
     "tests/unit/test_check.py",
     "tests/unit/test_exercise.py",
     "tests/unit/test_kept_builds.py",
+    "tests/unit/test_report_capture.py",
     "tests/unit/test_standin.py",
     "tests/unit/test_tool.py",
     "tests/test_docs.py",
@@ -61,6 +63,9 @@ SECOND = [
 # one of them back instead of building it again (about 100 MB each).
 KEEP_BUILDS = "24"
 
+# how many of the slowest tests check-run.json names
+SLOWEST = 10
+
 
 def work_root():
     return os.environ.get("GCOVLAB_WORK") or os.path.join(
@@ -76,17 +81,19 @@ def main(args):
     if missing:
         sys.exit("check: tools/check.py names test files that do not exist: %s"
                  % ", ".join(missing))
+    state = work_state()
     os.makedirs(work_root(), exist_ok=True)
     log_path = os.path.join(work_root(), "check-other.log")
+    # each process's counts and times are written at its end: none may be
+    # taken from an earlier run
     for stream in STREAMS:
-        if os.path.exists(counts_path(stream)):
-            os.remove(counts_path(stream))
+        for path in (counts_path(stream), times_path(stream)):
+            if os.path.exists(path):
+                os.remove(path)
     base = [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "--durations=10"]
     os.environ.setdefault("GCOVLAB_KEEP_BUILDS", KEEP_BUILDS)
-    # an empty work directory (no kernel tree yet): a cold run
-    cold = not os.path.isdir(os.path.join(work_root(), "linux"))
-    if os.path.exists(record_path()):
-        os.remove(record_path())
+    commit = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"],
+                            text=True, capture_output=True).stdout.strip() or "?"
     started = time.time()
     start = time.monotonic()
     print("check: two pytest processes: the tests that move the kernel tree here, "
@@ -115,9 +122,14 @@ def main(args):
     print(text, end="" if text.endswith("\n") else "\n")
     total = total_counts()
     took = time.monotonic() - start
-    merge_times(took)
+    slowest = merge_times(took)
     if not args:
-        write_record(started, took, cold, total, first.returncode, second.returncode)
+        try:
+            write_record(dict(started=started, seconds=took, work=state, commit=commit,
+                              counts=total, exit=[first.returncode, second.returncode],
+                              slowest=slowest))
+        except (OSError, ValueError) as e:
+            print("check: note: could not write %s: %s" % (record_path(), e))
     print("check: %d passed, %d failed, %d skipped (both processes, %d min %02d s)" % (
         total[0], total[1], total[2], took // 60, took % 60))
     # 5: the selection (-k) left one process nothing to run
@@ -129,28 +141,46 @@ def record_path():
     return os.path.join(work_root(), "check-run.json")
 
 
+def times_path(stream):
+    return os.path.join(work_root(), "check-times.%s.txt" % stream)
+
+
+def work_state():
+    """'cold': the work directory is empty or missing (no tree, no builds,
+    no ccache); 'warm': it has the tree and builds; 'partial': anything
+    between (the figure of such a run is neither)."""
+    root = work_root()
+    have = [name for name in ("linux", "build", "ccache")
+            if os.path.isdir(os.path.join(root, name))]
+    if not have:
+        return "cold"
+    return "warm" if "linux" in have and "build" in have else "partial"
+
+
 def stream_seconds(stream):
-    """A process's own time, from the first line of its check-times file."""
+    """A process's own time, from the first line of its check-times file
+    (None: the process wrote none)."""
     try:
-        with open(os.path.join(work_root(), "check-times.%s.txt" % stream),
-                  encoding="utf-8") as f:
-            head = f.readline()
+        with open(times_path(stream), encoding="utf-8") as f:
+            m = re.search(r": \d+ tests in (\d+(?:\.\d+)?) s ", f.readline())
     except OSError:
         return None
-    words = head.split()
-    return float(words[words.index("s") - 1]) if "s" in words[1:] else None
+    return float(m.group(1)) if m else None
 
 
-def write_record(started, took, cold, total, *codes):
-    """check-run.json: what tools/bench.py --only suite reads (a whole run
-    only: none with pytest arguments, which select or stop early)."""
-    head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                          text=True, capture_output=True).stdout.strip()
-    record = {"started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-              "seconds": round(took, 1), "cold": cold, "commit": head,
-              "passed": total[0], "failed": total[1], "skipped": total[2],
-              "exit": list(codes),
-              "streams": {stream: stream_seconds(stream) for stream in STREAMS}}
+def write_record(run):
+    """check-run.json, what tools/bench.py --only suite reads: a whole run
+    only (none with pytest arguments, which select or stop early).  RUN has
+    started (epoch), seconds, work (work_state() at the start), commit,
+    counts ([passed, failed, skipped]), exit (both processes), slowest
+    ([(seconds, test)], slowest first)."""
+    passed, failed, skipped = run["counts"]
+    record = {"started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(run["started"])),
+              "seconds": round(run["seconds"], 1), "work": run["work"],
+              "commit": run["commit"], "passed": passed, "failed": failed,
+              "skipped": skipped, "exit": run["exit"],
+              "streams": {stream: stream_seconds(stream) for stream in STREAMS},
+              "slowest": [[secs, test] for secs, test in run["slowest"][:SLOWEST]]}
     with open(record_path() + ".tmp", "w", encoding="utf-8") as f:
         json.dump(record, f, indent=1)
         f.write("\n")
@@ -162,9 +192,8 @@ def merge_times(took):
     rows = []
     for stream in STREAMS:
         try:
-            with open(os.path.join(work_root(), "check-times.%s.txt" % stream),
-                      encoding="utf-8") as f:
-                rows += [line for line in f if not line.startswith("#")]
+            with open(times_path(stream), encoding="utf-8") as f:
+                rows += [line for line in f if line.strip() and not line.startswith("#")]
         except OSError:
             pass
     rows.sort(key=lambda line: -float(line.split()[0]))
@@ -176,6 +205,7 @@ def merge_times(took):
                     len(rows), took, took // 60, took % 60))
         f.writelines(rows)
     os.replace(path + ".tmp", path)
+    return [(float(line.split(None, 1)[0]), line.split(None, 1)[1].strip()) for line in rows]
 
 
 def total_counts():

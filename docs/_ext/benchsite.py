@@ -38,9 +38,14 @@ def load(name):
 def number(value, unit):
     if unit in ("bytes", "files", "calls", "tests"):
         return "{:,}".format(round(value))
-    if unit == "s":
+    if unit in ("s", "min"):
         return "%.1f" % value
     return "%.2f" % value
+
+
+def rst_text(text):
+    """A label as plain text in reST: a test's name may hold * or _."""
+    return "".join("\\" + c if c in "\\*_`|[]" else c for c in text)
 
 
 def table(data):
@@ -55,7 +60,7 @@ def table(data):
                          "     - ", "     - %s" % number(v, s["unit"]), "     - ",
                          "     - %s" % s["unit"], "     - %d" % data.get("runs", 1)]
             continue
-        rows += ["   * - %s" % s["label"],
+        rows += ["   * - %s" % rst_text(s["label"]),
                  "     - %s" % number(min(values), s["unit"]),
                  "     - %s" % number(statistics.median(values), s["unit"]),
                  "     - %s" % number(max(values), s["unit"]),

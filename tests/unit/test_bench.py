@@ -92,26 +92,51 @@ def test_site_read_chart_has_both_kernels():
     assert "series" in svg and "mainline" in svg and ".gcda file size (KiB)" in svg
 
 
+def suite_record(tmp_path, **changes):
+    record = {"started": "2026-12-06 15:16 UTC", "seconds": 1281.0, "work": "warm",
+              "commit": "abc1234", "passed": 518, "failed": 0, "skipped": 0,
+              "exit": [0, 0], "streams": {"tree": 1246.0, "other": 729.0},
+              "slowest": [[200.0 - i, "tests/test_%02d.py::t[*_%d]" % (i, i)]
+                          for i in range(10)]}
+    record.update(changes)
+    (tmp_path / "check-run.json").write_text(json.dumps(record))
+
+
 def test_suite_figure_is_the_last_make_check(tmp_path):
     """--only suite reads what make check left: nothing without a record;
     cold or warm after the record; the ten slowest tests in order."""
     assert bench.fig_suite(str(tmp_path)) is None
-    (tmp_path / "check-run.json").write_text(json.dumps(
-        {"started": "2026-12-06 15:16 UTC", "seconds": 1281.0, "cold": False,
-         "commit": "abc1234", "passed": 518, "failed": 1, "skipped": 0, "exit": [1, 0],
-         "streams": {"tree": 1246.0, "other": 729.0}}))
-    (tmp_path / "check-times.txt").write_text(
-        "# header\n" + "".join("%8.1f  tests/test_%02d.py::t\n" % (200 - i, i)
-                               for i in range(12)))
+    suite_record(tmp_path)
     fig = bench.fig_suite(str(tmp_path))
-    assert fig.name == "suite-warm"
+    assert fig.name == "suite-warm" and fig.refused is None
     assert fig.series["make check, both processes"] == [1281.0 / 60]
     assert fig.series["the other tests (second process)"] == [729.0 / 60]
-    assert fig.series["tests failed"] == [1] and fig.units["tests failed"] == "tests"
+    assert fig.series["tests failed"] == [0] and fig.units["tests failed"] == "tests"
     slow = [k for k in fig.series if k.startswith("slowest: ")]
-    assert slow == ["slowest: tests/test_%02d.py::t" % i for i in range(10)]
+    assert slow == ["slowest: tests/test_%02d.py::t[*_%d]" % (i, i) for i in range(10)]
     assert fig.series[slow[0]] == [200.0]
     fig.save(str(tmp_path / "out"), 1, "make check, then tools/bench.py --only suite")
     data = json.loads((tmp_path / "out" / "suite-warm.json").read_text())
     assert (data["measured"], data["commit"], data["runs"]) == (
         "2026-12-06 15:16 UTC", "abc1234", 1)
+    # the site's table shows a test's name as it is, * and _ included
+    rows = "\n".join(benchsite.table(data))
+    assert "slowest: tests/test\\_00.py::t\\[\\*\\_0\\]" in rows
+
+
+def test_suite_figure_of_a_failed_or_partial_run_is_not_saved(tmp_path, capsys):
+    suite_record(tmp_path, failed=2, exit=[1, 0])
+    assert "failed" in bench.fig_suite(str(tmp_path)).refused
+    suite_record(tmp_path, work="partial")
+    assert "neither" in bench.fig_suite(str(tmp_path)).refused
+    (tmp_path / "check-run.json").write_text('{"seconds": 3}')
+    with pytest.raises(bench.BenchError, match="not a record make check wrote"):
+        bench.fig_suite(str(tmp_path))
+    suite_record(tmp_path, failed=1, exit=[1, 0])
+    os.environ["GCOVLAB_WORK"] = str(tmp_path)
+    try:
+        assert bench.main(["--only", "suite", "--save", str(tmp_path / "out")]) == 0
+    finally:
+        del os.environ["GCOVLAB_WORK"]
+    assert "not saved: this make check failed" in capsys.readouterr().out
+    assert not (tmp_path / "out").exists()

@@ -6,6 +6,8 @@ import ast
 import json
 import importlib.util
 import os
+import subprocess
+import types
 
 import pytest
 
@@ -117,18 +119,74 @@ def test_times_merged_slowest_first(check, tmp_path):
 
 
 def test_record_of_a_run_reads_each_process_time(check, tmp_path):
-    """check-run.json: the run's time, cold or warm, the counts, and each
-    process's own time from the first line of its check-times file."""
+    """check-run.json: the run's time, cold or warm, the counts, the ten
+    slowest, and each process's own time from its check-times file."""
     (tmp_path / "check-times.tree.txt").write_text(
         "# 2026-12-06 15:16:53 UTC: 261 tests in 1246 s (20 min 46 s), exit status 0; "
         "seconds per test, slowest first\n   148.4  tests/test_pages.py::x[9]\n")
+    (tmp_path / "check-times.other.txt").write_text("# something else entirely\n")
     assert check.stream_seconds("tree") == 1246.0
     assert check.stream_seconds("other") is None
-    check.write_record(1765034213.0, 1300.4, True, [518, 0, 2], 0, 0)
+    slowest = [(float(100 - i), "tests/t.py::t%d" % i) for i in range(12)]
+    check.write_record(dict(started=1765034213.0, seconds=1300.44, work="cold",
+                            commit="abc1234", counts=[518, 0, 2], exit=[0, 0],
+                            slowest=slowest))
     with open(check.record_path(), encoding="utf-8") as f:
         record = json.load(f)
-    assert record["cold"] is True and record["seconds"] == 1300.4
+    assert record["work"] == "cold" and record["seconds"] == 1300.4
     assert (record["passed"], record["failed"], record["skipped"]) == (518, 0, 2)
     assert record["streams"] == {"tree": 1246.0, "other": None}
     assert record["started"] == "2025-12-06 15:16 UTC"
-    assert record["exit"] == [0, 0] and record["commit"]
+    assert record["exit"] == [0, 0] and record["commit"] == "abc1234"
+    assert record["slowest"] == [[100.0 - i, "tests/t.py::t%d" % i] for i in range(10)]
+
+
+def test_work_state(check, tmp_path):
+    assert check.work_state() == "cold"
+    (tmp_path / "ccache").mkdir()
+    assert check.work_state() == "partial"
+    (tmp_path / "linux").mkdir()
+    (tmp_path / "build").mkdir()
+    assert check.work_state() == "warm"
+
+
+class FakeProc:
+    """Stands in for a pytest process: writes its stream's counts and times."""
+
+    def __init__(self, cmd, cwd=None, env=None, stdout=None, stderr=None):
+        stream = env["GCOVLAB_CHECK_STREAM"]
+        work = env["GCOVLAB_WORK"]
+        with open(os.path.join(work, "check-counts.%s.txt" % stream), "w") as f:
+            f.write("3 0 0\n")
+        with open(os.path.join(work, "check-times.%s.txt" % stream), "w") as f:
+            f.write("# 2026-12-06 10:00:00 UTC: 3 tests in 7 s (0 min 07 s), exit status 0\n"
+                    "     5.0  tests/%s.py::slow\n     1.0  tests/%s.py::quick\n\n"
+                    % (stream, stream))
+        self.returncode = 0
+
+    def poll(self):
+        return 0
+
+    def wait(self):
+        return 0
+
+
+def test_a_whole_run_leaves_its_record_and_one_with_arguments_does_not(
+        check, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(check, "subprocess", types.SimpleNamespace(
+        Popen=FakeProc, STDOUT=subprocess.STDOUT,
+        run=lambda cmd, **kw: subprocess.run(cmd, **kw) if cmd[0] == "git"
+        else FakeProc(cmd, **kw)))
+    # times of an earlier run, which must not be taken for this one's
+    (tmp_path / "check-times.tree.txt").write_text("# old: 9 tests in 999 s (x)\n")
+    assert check.main([]) == 0
+    with open(check.record_path(), encoding="utf-8") as f:
+        record = json.load(f)
+    assert record["work"] == "cold" and record["passed"] == 6
+    assert record["streams"] == {"tree": 7.0, "other": 7.0}
+    assert sorted(t for _s, t in record["slowest"][:2]) == ["tests/other.py::slow",
+                                                            "tests/tree.py::slow"]
+    assert "check: 6 passed, 0 failed, 0 skipped" in capsys.readouterr().out
+    os.remove(check.record_path())
+    assert check.main(["-x"]) == 0
+    assert not os.path.exists(check.record_path())

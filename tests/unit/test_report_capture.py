@@ -4,8 +4,10 @@ several geninfo processes gives the records one lcov --capture gives.
 
 A program of 70 objects built with --coverage on the host and run once
 stands in for a kernel's data (the kernel's .gcda files are read by the
-same gcov); the parts' records are compared with one capture's, record by
-record."""
+same gcov).  Every object includes one header with a static inline
+function, as kernel objects share headers, so that one source file has
+records in every part.  The parts' records are compared with one
+capture's, record by record, test names included."""
 
 import os
 import shutil
@@ -23,18 +25,23 @@ OBJECTS = 70
 
 
 def records(path):
-    """The records of an lcov tracefile, test names left out, sorted."""
-    out, current = [], []
+    """An lcov tracefile as geninfo writes it: a TN: line before each
+    object's records, in an order Perl's hashes choose.  Returns the
+    blocks, each (its TN: line, its records sorted), sorted."""
+    blocks, current, tn = [], [], None
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.startswith("TN:"):
+                tn = line
+                blocks.append([tn, []])
                 continue
+            assert blocks, "a record before the first TN: line in %s" % path
             current.append(line)
             if line.strip() == "end_of_record":
-                out.append("".join(current))
+                blocks[-1][1].append("".join(current))
                 current = []
     assert not current, "a record without end_of_record in %s" % path
-    return sorted(out)
+    return sorted((tn, tuple(sorted(recs))) for tn, recs in blocks)
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +50,14 @@ def data(tmp_path_factory):
         pytest.skip("needs gcc and lcov (./setup.sh installs them)")
     d = tmp_path_factory.mktemp("capture")
     calls = []
+    (d / "shared.h").write_text(
+        "static inline int clamp(int x, int top)\n{\n\treturn x > top ? top : x;\n}\n")
     for i in range(OBJECTS):
         # a branch taken on some objects only, so that counts differ
         (d / ("f%02d.c" % i)).write_text(
-            "int f%02d(int x)\n{\n\tif (x > %d)\n\t\treturn x - 1;\n\treturn x + 1;\n}\n"
-            % (i, i))
+            '#include "shared.h"\n'
+            "int f%02d(int x)\n{\n\tif (x > %d)\n\t\treturn clamp(x - 1, 50);\n"
+            "\treturn x + 1;\n}\n" % (i, i))
         calls.append("f%02d(argc * 35)" % i)
     (d / "main.c").write_text(
         "".join("int f%02d(int);\n" % i for i in range(OBJECTS)) +
@@ -84,20 +94,25 @@ def test_parallel_capture_equals_one_lcov_capture(data, jobs, tmp_path):
     report.capture_kernel(gcda, "t", str(parts), str(log), jobs=jobs)
     assert len(report.capture_parts(gcda, jobs)) == jobs
     want = records(one)
+    # a block per object, named after the test; in each, a record of the
+    # object's own source and (but main.c's) one of the shared header
     assert len(want) == OBJECTS + 1
+    assert all(tn == "TN:t\n" for tn, _r in want)
+    assert sum(len(recs) for _t, recs in want) == 2 * OBJECTS + 1
+    assert sum("SF:%s\n" % (d / "shared.h") in r for _t, recs in want for r in recs) == OBJECTS
     assert records(parts) == want
     # and the branch records are there: the data has branches taken and not
-    assert any(",0\n" in r or ",-\n" in r for r in want if "BRDA:" in r)
+    assert any(",0\n" in r or ",-\n" in r for _t, recs in want for r in recs if "BRDA:" in r)
     assert os.listdir(tmp_path) and not [n for n in os.listdir(tmp_path)
                                          if ".part" in n or n.endswith(".tmp")]
-    assert log.read_text().count("$ geninfo") == jobs
+    assert log.read_text().count("$ geninfo ") == jobs
 
 
 def test_a_failing_part_is_an_error_and_leaves_no_tracefile(data, tmp_path):
     _d, gcda = data
     info = tmp_path / "k.info"
     # geninfo stops at a file that is not there
-    with pytest.raises(GcovlabError, match="geninfo failed"):
+    with pytest.raises(GcovlabError, match="geninfo failed .* to .*missing.gcda"):
         report.capture_kernel(gcda + [str(tmp_path / "missing.gcda")], "t", str(info),
                               str(tmp_path / "log"), jobs=2)
     assert not info.exists()

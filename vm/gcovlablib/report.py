@@ -191,18 +191,28 @@ def stage_kernel_data(gcda_root, build_dir, stage):
 
 # Below this many objects one geninfo does it all; above, the objects are
 # shared out between one geninfo per core (at most four).  geninfo runs gcov
-# once per object and parses its output in Perl, on one core: measured on
-# Lab 9's whole kernel (532 objects, 2 cores), 26 s for one capture.
-# geninfo writes one record per source file of each object and never merges
-# them, so the parts, put one after the other, hold exactly the records of
-# one capture (compared record by record on that data), and lcov and
-# genhtml add up the records of a file as they always do.
+# once per object and parses its output in Perl, on one core: one capture
+# of Lab 9's whole kernel (532 objects) took 26 s.  geninfo writes one
+# record per source file of each object and never merges them (a header
+# used by many objects has a record from each), so the parts, put one
+# after the other, hold exactly the records of one 'lcov --capture'
+# (which runs geninfo with the options it was given and adds none), and
+# lcov and genhtml add up the records of a file as they always do.
+# (geninfo counts every file it is handed as internal: were --no-external
+# ever wanted here, it would need --base-directory as well.)
 PARALLEL_FROM = 64
+
+
+def cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def capture_parts(gcda_files, jobs=None):
     """The staged .gcda files in consecutive runs, one run per geninfo."""
-    jobs = jobs or min(4, os.cpu_count() or 1)
+    jobs = jobs or min(4, cores())
     if len(gcda_files) < PARALLEL_FROM or jobs < 2:
         return [gcda_files]
     size = -(-len(gcda_files) // jobs)
@@ -221,17 +231,20 @@ def capture_kernel(gcda_files, title, info, log, jobs=None):
         with concurrent.futures.ThreadPoolExecutor(len(cmds)) as pool:
             procs = list(pool.map(probe, cmds))
         said = []
-        for cmd, proc in zip(cmds, procs):
+        # every part's output goes to the log first, a failed one's too
+        for part, proc in zip(parts, procs):
             kept = [line for line in (proc.stdout + "\n" + proc.stderr).split("\n")
                     if line and not lcov_noise(line)]
             with open(log, "a", encoding="utf-8") as f:
-                f.write("$ %s ... (%d .gcda files)\n%s\n" % (
-                    " ".join(cmd[:cmd.index("--output-filename") + 2]),
-                    len(cmd) - cmd.index("--output-filename") - 2, "\n".join(kept)))
+                f.write("$ geninfo ... %s ... %s (%d .gcda files)\n%s\n" % (
+                    part[0], part[-1], len(part), "\n".join(kept)))
+            said.append(kept)
+        for part, proc, kept in zip(parts, procs, said):
             if proc.returncode != 0:
-                raise GcovlabError("geninfo failed (exit %d):\n%s" % (
-                    proc.returncode, "\n".join(kept[-20:])))
-            said += kept
+                raise GcovlabError("geninfo failed (exit %d) on the %d .gcda files from %s "
+                                   "to %s:\n%s" % (proc.returncode, len(part), part[0],
+                                                    part[-1], "\n".join(kept[-20:])))
+        said = [line for kept in said for line in kept]
         with open(info + ".tmp", "wb") as dst:
             for name in names:
                 with open(name, "rb") as src:
