@@ -176,6 +176,18 @@ def phase(text):
     return re.sub(r" (at|in) /\S+", "", text)
 
 
+def demo_phases(out):
+    """The steps make demo timed, in its output: (what, seconds).  The tool
+    prints a time under a minute as '12.3 s', a longer one as '4 min 02 s'."""
+    found = []
+    for line in out.splitlines():
+        m = re.search(r"gcovlab: (.*?): done in (?:(\d+) min )?([\d.]+) s", line) or \
+            re.search(r"gcovlab: (built the \S+ kernel) in (?:(\d+) min )?([\d.]+) s", line)
+        if m:
+            found.append((phase(m.group(1)), 60 * int(m.group(2) or 0) + float(m.group(3))))
+    return found
+
+
 def fig_demo(runs, cold):
     fig = Figure("demo", "make demo: the tree, the mainline kernel, the sample driver's report")
     if cold:
@@ -185,11 +197,8 @@ def fig_demo(runs, cold):
         try:
             took, out = sh(["make", "-s", "demo"], env=env)
             fig.add("cold make demo", took)
-            for line in out.splitlines():
-                m = re.search(r"gcovlab: (.*?): done in ([\d.]+) s", line) or \
-                    re.search(r"gcovlab: (built the \S+ kernel) in ([\d.]+) s", line)
-                if m:
-                    fig.add("cold: " + phase(m.group(1)), float(m.group(2)))
+            for what, secs in demo_phases(out):
+                fig.add("cold: " + what, secs)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     sh(["make", "-s", "demo"])      # warm-up: the tree and kernel exist after it

@@ -140,3 +140,14 @@ def test_suite_figure_of_a_failed_or_partial_run_is_not_saved(tmp_path, capsys):
         del os.environ["GCOVLAB_WORK"]
     assert "not saved: this make check failed" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()
+
+
+def test_demo_phases_read_both_time_forms():
+    out = ("gcovlab: extracting /usr/src/linux-source-6.1.tar.xz ...\n"
+           "gcovlab: extracting /usr/src/linux-source-6.1.tar.xz: done in 10.7 s\n"
+           "gcovlab: built the mainline kernel in 3 min 58 s (587 files compiled): "
+           "/tmp/w/build/mainline/arch/x86/boot/bzImage\n"
+           "gcovlab: built the lab kernel in 20.5 s (3 files compiled): /x/bzImage\n")
+    assert bench.demo_phases(out) == [
+        ("extracting /usr/src/linux-source-6.1.tar.xz", 10.7),
+        ("built the mainline kernel", 238.0), ("built the lab kernel", 20.5)]
