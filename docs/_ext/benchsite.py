@@ -43,9 +43,16 @@ def number(value, unit):
     return "%.2f" % value
 
 
+def shown(label):
+    """A label as the page shows it: a test's name ('file.py::test[id]')
+    gets spaces around its '::', where a narrow table cell or a chart's
+    label may break the line."""
+    return label.replace("::", " :: ")
+
+
 def rst_text(text):
     """A label as plain text in reST: a test's name may hold * or _."""
-    return "".join("\\" + c if c in "\\*_`|[]" else c for c in text)
+    return "".join("\\" + c if c in "\\*_`|[]" else c for c in shown(text))
 
 
 def table(data):
@@ -90,7 +97,7 @@ def bars(data, prefixes):
     if not chosen:
         raise ValueError("no series of %s starts with %s" % (data["figure"], prefixes))
     unit = chosen[0]["unit"]
-    labels = ["\n".join(textwrap.wrap(s["label"], 34)) for s in chosen]
+    labels = ["\n".join(textwrap.wrap(shown(s["label"]), 34)) for s in chosen]
     rows = sum(label.count("\n") + 1 for label in labels)
     fig, ax = plt.subplots(figsize=(7, 0.2 * rows + 0.12 * len(chosen) + 0.9))
     medians = [statistics.median(s["values"]) for s in chosen]

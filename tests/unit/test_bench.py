@@ -121,7 +121,7 @@ def test_suite_figure_is_the_last_make_check(tmp_path):
         "2026-12-06 15:16 UTC", "abc1234", 1)
     # the site's table shows a test's name as it is, * and _ included
     rows = "\n".join(benchsite.table(data))
-    assert "slowest: tests/test\\_00.py::t\\[\\*\\_0\\]" in rows
+    assert "slowest: tests/test\\_00.py :: t\\[\\*\\_0\\]" in rows
 
 
 def test_suite_figure_of_a_failed_or_partial_run_is_not_saved(tmp_path, capsys):
