@@ -24,10 +24,10 @@ Figures (--only picks some; the default is all but the cold demo):
                increments lost
   suite        the last whole 'make check' on this machine (it measures
                nothing itself: it reads the record make check leaves in
-               the work directory, check-run.json and check-times.txt):
-               its time, each process's, and its ten slowest tests; saved
-               as suite-cold or suite-warm, after whether that run started
-               from an empty work directory
+               the work directory, check-run.json): its time, each
+               process's, and its ten slowest tests; saved as suite-cold
+               or suite-warm, after what the work directory held when
+               that run started
 
 Nothing is asserted about speed: the tests assert behaviour, this prints
 figures.  The kernel tree must be clean (the switch and atomic figures
@@ -53,7 +53,6 @@ GCOVLAB = os.path.join(REPO, "vm", "gcovlab")
 DRIVER = os.path.join(REPO, "labs", "driver")
 LAB10 = os.path.join(REPO, "labs", "lab10")
 FIGURES = ("demo", "edit", "switch", "transfer", "atomic", "suite")
-SLOWEST = 10
 
 
 class BenchError(Exception):
@@ -334,9 +333,8 @@ def fig_transfer(runs):
                 fig.add("%s: .gcda files" % label, files, "files")
                 if variant:
                     # what Lab 9's reader waits for next: the whole-kernel
-                    # report (geninfo in parallel, then genhtml)
-                    # (exit 1 when gcov or lcov warned: the time still counts,
-                    # and the figure says so)
+                    # report.  It exits 1 when gcov or lcov warned: the time
+                    # still counts, and the figure says so.
                     took, out = sh([GCOVLAB, "kernel-report", "--out",
                                     os.path.join(tmp, "out"), "--mainline", "--variant",
                                     variant], check=False)
@@ -436,7 +434,7 @@ def fig_suite(work=None):
             fig.add(what, streams[stream] / 60, "min")
     fig.add("tests passed", passed, "tests")
     fig.add("tests failed", failed, "tests")
-    for secs, test in slowest[:SLOWEST]:
+    for secs, test in slowest:          # check.py keeps the ten slowest
         fig.add("slowest: " + test, float(secs))
     if failed or any(codes):
         fig.refused = ("this make check failed (%d failed, exit statuses %s): its times "
