@@ -63,30 +63,35 @@ def test_full_disk_on_out_is_said_plainly(tmp_path):
     assert "run the same command again" in proc.stderr
 
 
-def interrupt_after(args, seconds, wait_for=None):
-    """Start vm/gcovlab ARGS in its own process group, send the group SIGINT
-    (as a terminal's Ctrl-C does) after SECONDS, or as soon as a line with
-    WAIT_FOR appears; return (exit status, output)."""
+def start_tool(args, env=None):
+    """Start vm/gcovlab ARGS in its own process group, as a terminal would."""
     # Ctrl-C as at a terminal: a suite started in the background of a
     # non-interactive shell (nohup ... &) inherits SIGINT ignored, and the
     # tool would never see it (measured: both tests failed that way).
-    proc = subprocess.Popen([GCOVLAB] + args, cwd=REPO, text=True, stdout=subprocess.PIPE,
+    return subprocess.Popen([GCOVLAB] + args, cwd=REPO, text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True,
+                            env=dict(os.environ, **(env or {})),
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    start = time.monotonic()
-    if wait_for:
-        seen = ""
-        while wait_for not in seen and time.monotonic() - start < 300:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            seen += line
-        time.sleep(seconds)
-    else:
-        time.sleep(seconds)
+
+
+def read_until(proc, text):
+    """The tool's output up to and including the first line with TEXT."""
+    seen = ""
+    for line in proc.stdout:
+        seen += line
+        if text in line:
+            return seen
+    raise AssertionError("the tool ended before it printed %r:\n%s" % (text, seen))
+
+
+def interrupt_at(proc, ready):
+    """Send the group of PROC SIGINT (a terminal's Ctrl-C) once READY()
+    says the tool stands at the point the test wants to interrupt; return
+    (exit status, output).  No delay is guessed: the tool waits there."""
+    seen = ready()
     os.killpg(proc.pid, signal.SIGINT)
     rest, _ = proc.communicate(timeout=300)
-    return proc.returncode, (seen if wait_for else "") + rest
+    return proc.returncode, seen + rest
 
 
 def tree_state(tree):
@@ -96,11 +101,43 @@ def tree_state(tree):
     return status, am
 
 
-def test_ctrl_c_during_a_lab_switch(tree):
+# A pre-applypatch hook runs inside git am, after a patch is in the working
+# tree and before its commit: the hardest state to leave (an am in
+# progress, files changed and not committed).  At the second patch it says
+# so in a file and waits there until the test's Ctrl-C ends it.
+AM_HOOK = """#!/bin/sh
+n=$(cat '{count}' 2>/dev/null || echo 0)
+n=$((n + 1))
+echo "$n" > '{count}'
+if [ "$n" -eq 2 ]; then
+	: > '{ready}'
+	exec sleep 600
+fi
+"""
+
+
+def test_ctrl_c_during_a_lab_switch(tree, tmp_path):
     # Make gcovlab build branch lab-7 again (its key no longer matches).
     subprocess.run(["git", "-C", tree, "config", "--unset", "gcovlab.lab-7.key"])
+    hook = os.path.join(tree, ".git", "hooks", "pre-applypatch")
+    ready = tmp_path / "in-git-am"
+    with open(hook, "w", encoding="utf-8") as f:
+        f.write(AM_HOOK.format(count=tmp_path / "count", ready=ready))
+    os.chmod(hook, 0o755)
+
+    def inside_git_am():
+        seen = read_until(proc, "making branch lab-7")
+        deadline = time.monotonic() + 300
+        while not ready.exists():
+            assert proc.poll() is None, seen + proc.stdout.read()
+            assert time.monotonic() < deadline, "git am never reached its second patch"
+            time.sleep(0.05)
+        return seen
+
     try:
-        status, output = interrupt_after(["lab", "7"], 2.5, wait_for="making branch lab-7")
+        proc = start_tool(["lab", "7"])
+        status, output = interrupt_at(proc, inside_git_am)
+        os.remove(hook)
         assert "Traceback" not in output, output
         assert status == 130, output
         assert "interrupted" in output and "run the same command again" in output
@@ -111,6 +148,8 @@ def test_ctrl_c_during_a_lab_switch(tree):
         again = ok(gcovlab("lab", "7"))
         assert "kernel tree now on branch lab-7" in again.stdout
     finally:
+        if os.path.exists(hook):
+            os.remove(hook)
         ok(gcovlab("lab", "0"))
 
 
@@ -119,8 +158,11 @@ def test_ctrl_c_during_a_build(tree, tmp_path):
     # the mainline tests beside this file's (tools/check.py), and they
     # build modules against build/mainline.
     ok(gcovlab("build", "--tree"))
-    status, output = interrupt_after(["build", "--tree", "--force"], 1.5,
-                                     wait_for="building the lab kernel")
+    # The tool stops while make runs (GCOVLAB_PAUSE_AT=make) and waits for
+    # the Ctrl-C, which reaches make too, as at a terminal.
+    proc = start_tool(["build", "--tree", "--force"], env={"GCOVLAB_PAUSE_AT": "make"})
+    status, output = interrupt_at(proc, lambda: read_until(proc, "paused at make"))
+    assert "building the lab kernel" in output, output
     assert "Traceback" not in output, output
     assert status == 130, output
     assert "interrupted" in output

@@ -11,6 +11,7 @@ their sources."""
 import hashlib
 import os
 import re
+import signal
 import subprocess
 
 from conftest import GCOVLAB, IDENT, REPO, gcovlab, ok, work_root
@@ -92,6 +93,7 @@ def test_a_build_put_back_has_notes_newer_than_its_sources(tree):
                        stderr=subprocess.DEVNULL)
 
 
+
 def test_a_build_in_a_second_terminal_waits_for_a_boot_in_the_first(tree, tmp_path):
     """Terminal 1 boots Lab 7's kernel; terminal 2 asks for Lab 8's.  Putting
     Lab 8's build in place renames build/lab, so it waits until the boot
@@ -99,25 +101,36 @@ def test_a_build_in_a_second_terminal_waits_for_a_boot_in_the_first(tree, tmp_pa
     finishes undisturbed."""
     try:
         ok(gcovlab("build", "--lab", "7"))
-        # a workload that takes its time, so that the second command surely
-        # comes while the guest runs
-        slow = tmp_path / "slow.sh"
-        slow.write_text("#!/bin/sh\necho slow workload\nsleep 15\n")
-        slow.chmod(0o755)
-        first = subprocess.Popen([GCOVLAB, "boot", "--lab", "7", "--workload", str(slow),
+        workload = tmp_path / "quick.sh"
+        workload.write_text("#!/bin/sh\necho quick workload\n")
+        workload.chmod(0o755)
+        # The boot stops once its guest runs (GCOVLAB_PAUSE_AT=boot) and
+        # goes on only when the second command has said it waits: the
+        # second command surely comes while the first holds the directory.
+        first = subprocess.Popen([GCOVLAB, "boot", "--lab", "7", "--workload", str(workload),
                                   "--out", str(tmp_path / "boot")],
                                  cwd=REPO, text=True, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT)
+                                 stderr=subprocess.STDOUT,
+                                 env=dict(os.environ, GCOVLAB_PAUSE_AT="boot"))
         lines = []
         for line in first.stdout:
             lines.append(line)
-            if line.startswith("gcovlab: booting "):
+            if line.startswith("gcovlab: paused at boot"):
                 break
-        second = ok(gcovlab("build", "--lab", "8"))
+        assert first.poll() is None, "".join(lines)
+        second = subprocess.Popen([GCOVLAB, "build", "--lab", "8"], cwd=REPO, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        said = []
+        for line in second.stdout:
+            said.append(line)
+            if "waiting for another gcovlab command that is using build/lab" in line:
+                break
+        assert second.poll() is None, "".join(said)
+        first.send_signal(signal.SIGUSR1)
         lines += first.stdout.readlines()
         assert first.wait(timeout=600) == 0, "".join(lines)
-        assert "waiting for another gcovlab command that is using build/lab" in \
-            second.stdout, second.stdout
+        said += second.stdout.readlines()
+        assert second.wait(timeout=1800) == 0, "".join(said)
         assert re.search(r"\d+ \.gcda files? received", "".join(lines)), "".join(lines)
         with open(tmp_path / "boot" / "console.log", encoding="utf-8", errors="replace") as f:
             assert "gcovlab: workload end, exit status 0" in f.read()

@@ -7,6 +7,7 @@ stamp, a bzImage and a symbolic link; nothing is compiled."""
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -368,40 +369,69 @@ def test_a_build_over_a_changed_directory_undoes_the_changes(tmp_path, monkeypat
 # --- a build directory in use is not changed under the user ----------------
 
 HOLD = """
-import sys, time
+import sys
 sys.path.insert(0, %r)
 from gcovlablib.util import Lock
 with Lock(sys.argv[1], "x", shared=True):
     print("held", flush=True)
-    time.sleep(float(sys.argv[2]))
+    sys.stdin.readline()
 """
 
 
-def hold_shared(path, seconds):
-    """Another process reading the build directory (a boot, say)."""
+def hold_shared(path):
+    """Another process reading the build directory (a boot, say), until
+    release() is called."""
     proc = subprocess.Popen([sys.executable, "-c", HOLD % os.path.join(
-        os.path.dirname(__file__), "..", "..", "vm"), path, str(seconds)],
-        stdout=subprocess.PIPE, text=True)
+        os.path.dirname(__file__), "..", "..", "vm"), path],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline() == "held\n"
     return proc
 
 
+def release(proc):
+    proc.stdin.write("done\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+
+
+WAITING = "waiting for another gcovlab command that is using build/lab (a module " \
+    "build, a boot or a report against it)"
+
+
 def test_a_change_waits_for_a_command_that_uses_the_directory(setup, capsys):
     work, _out = setup
-    proc = hold_shared(kbuild.use_lock(work, "lab"), 1.5)
-    start = time.monotonic()
-    with kbuild.changing(work, "lab"):
-        waited = time.monotonic() - start
-    proc.wait()
-    assert waited >= 1.0
-    assert "waiting for another gcovlab command that is using build/lab (a module " \
-        "build, a boot or a report against it)" in capsys.readouterr().out
-    # readers do not wait for each other
-    proc = hold_shared(kbuild.use_lock(work, "lab"), 1.5)
-    start = time.monotonic()
-    with Lock(kbuild.use_lock(work, "lab"), "x", shared=True):
-        assert time.monotonic() - start < 1.0
-    proc.wait()
+    reader = hold_shared(kbuild.use_lock(work, "lab"))
+    entered = threading.Event()
+
+    def change():
+        with kbuild.changing(work, "lab"):
+            entered.set()
+
+    changer = threading.Thread(target=change)
+    changer.start()
+    # The changer says it waits (its non-blocking try failed), and does
+    # not go in for as long as the reader holds the directory.
+    said = ""
+    deadline = time.monotonic() + 60
+    while WAITING not in said and time.monotonic() < deadline:
+        said += capsys.readouterr().out
+        time.sleep(0.01)
+    assert WAITING in said, said
+    assert not entered.is_set()
+    release(reader)
+    changer.join(timeout=60)
+    assert entered.is_set()
+
+
+def test_readers_do_not_wait_for_each_other(setup, capsys):
+    work, _out = setup
+    reader = hold_shared(kbuild.use_lock(work, "lab"))
+    try:
+        with Lock(kbuild.use_lock(work, "lab"), "x", shared=True):
+            # the non-blocking try succeeded: nothing was waited for
+            assert "waiting" not in capsys.readouterr().out
+    finally:
+        release(reader)
 
 
 def fake_builder(work, out, states):

@@ -20,7 +20,7 @@ import tarfile
 import time
 import zlib
 
-from .util import GcovlabError, EXIT_TIMEOUT, say, seconds, spawn, tail, warn
+from .util import GcovlabError, EXIT_TIMEOUT, checkpoint, say, seconds, spawn, tail, warn
 from .work import VM
 
 BUSYBOX = "/bin/busybox"
@@ -151,6 +151,7 @@ def boot(kernel, initrd, outdir, accel="tcg", timeout=120, append="", cpus=1):
     proc = spawn(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                  stderr=subprocess.STDOUT, start_new_session=True)
     try:
+        checkpoint("boot")      # the guest runs, build/ is in use
         out, _ = proc.communicate(timeout=timeout)
     except KeyboardInterrupt:
         # QEMU runs in its own session: stop it too, or it outlives us.

@@ -13,7 +13,8 @@ import time
 from . import tree as treemod
 from . import config as config_mod
 from .config import Config
-from .util import GcovlabError, Lock, Step, probe, run, say, seconds, spawn, tail, warn
+from .util import (GcovlabError, Lock, Step, checkpoint, probe, run, say, seconds, spawn,
+                   tail, warn)
 from .work import VM, kconfig_defines
 
 # Every kernel starts from tinyconfig plus the shared VM fragment; the
@@ -622,6 +623,7 @@ def make_all(work, src, out, label, log, keep_going=False):
         logf.write("$ %s\n" % " ".join(cmd))
         logf.flush()
         proc = spawn(cmd, env=make_env(work), stdout=logf, stderr=subprocess.STDOUT)
+        checkpoint("make")      # make runs, the stamp is gone
         last = start
         while proc.poll() is None:
             time.sleep(0.5)

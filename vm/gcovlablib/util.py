@@ -3,6 +3,7 @@
 
 import fcntl
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -48,6 +49,37 @@ class Step:
         if exc_type is None:
             say("%s: done in %s" % (self.what, seconds(time.monotonic() - self.start)))
         return False
+
+
+# How long a command stopped at a checkpoint waits for its test's signal.
+PAUSE_LIMIT = 600
+
+
+def checkpoint(name):
+    """A named point in a long step where a test can hold the tool.
+
+    With GCOVLAB_PAUSE_AT=NAME in the environment the tool says so on
+    stdout and waits there: SIGUSR1 makes it go on, SIGINT (Ctrl-C)
+    interrupts it as it would anywhere else.  A test that must interrupt
+    a lab switch or a build, or start a second command while a boot holds
+    its lock, acts at this point instead of after a guessed delay, so
+    that its verdict does not depend on how fast the machine is.  Without
+    the variable this does nothing."""
+    if os.environ.get("GCOVLAB_PAUSE_AT") != name:
+        return
+    resumed = []
+    old = signal.signal(signal.SIGUSR1, lambda *_: resumed.append(True))
+    try:
+        say("paused at %s (GCOVLAB_PAUSE_AT): SIGUSR1 goes on, SIGINT stops" % name)
+        deadline = time.monotonic() + PAUSE_LIMIT
+        while not resumed:
+            if time.monotonic() > deadline:
+                raise GcovlabError("paused at %s for %d s and no signal came: unset "
+                                   "GCOVLAB_PAUSE_AT, which only the tests set" % (
+                                       name, PAUSE_LIMIT))
+            time.sleep(0.05)
+    finally:
+        signal.signal(signal.SIGUSR1, old)
 
 
 def seconds(t):

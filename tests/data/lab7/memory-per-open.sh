@@ -18,14 +18,27 @@ free_kb() {
 }
 
 pids=
+# Each reader, once it has read its byte, leaves a file in $opened; hold
+# returns when all 40 have (a known point, not a guessed delay).
+opened=/tmp/opened
 hold() {
+	rm -rf "$opened"
+	mkdir "$opened"
 	i=0
 	while [ "$i" -lt 40 ]; do
-		{ head -c 1 > /dev/null; exec sleep 1000; } < "$1" &
+		{ head -c 1 > /dev/null; : > "$opened/$i"; exec sleep 1000; } < "$1" &
 		pids="$pids $!"
 		i=$((i + 1))
 	done
-	sleep 2
+	tries=0
+	while [ "$(find "$opened" -type f | wc -l)" -lt 40 ]; do
+		tries=$((tries + 1))
+		if [ "$tries" -gt 600 ]; then
+			echo "memory: the 40 readers of $1 did not all open it" >&2
+			exit 1
+		fi
+		sleep 1
+	done
 }
 
 release() {
