@@ -146,6 +146,7 @@ PREBUILD_FOR = {
     "test_pages.py": ["mainline"],
     "test_lab07_debugfs.py": ["mainline"],
     "test_lab09_all.py": ["mainline", "mainline-all"],
+    "test_mainline_fix.py": ["mainline", "fixed"],
 }
 # A kernel needed late starts when the run reaches this test file, when
 # that file is selected: measured on a cold run, the first half hour kept
@@ -158,6 +159,8 @@ _prebuild = {"procs": [], "later": []}
 
 def prebuild_step(config):
     """The shell command that builds CONFIG."""
+    if config == "fixed":
+        return "%s build --fixed" % GCOVLAB
     return "%s build --mainline%s" % (GCOVLAB, " --variant all" if config == "mainline-all" else "")
 
 

@@ -53,6 +53,7 @@ SECOND = [
     "tests/test_series_v2_kbuild.py",
     "tests/test_faults.py",
     "tests/test_e2e.py",
+    "tests/test_mainline_fix.py",
     "tests/test_scripts.py",
     "tests/labs/test_lab03_seqwrite.py",
 ]

@@ -28,6 +28,8 @@ default ~/.cache/gcov-kernel-labs; it is never inside the checkout.
 Kernels:
   --mainline   the pristine packaged tree with CONFIG_GCOV_KERNEL=y
                (Lab 0, and the oracle the series is compared with)
+  --fixed      the same with mainline's own fix, patches/mainline-fix/
+               (Lab 11)
   --lab N      the kernel of lab N (labs/index.toml; Lab 0 = --mainline)
   --tree       the kernel tree as it is checked out now (the baseline
                until the series moves it)
@@ -84,10 +86,12 @@ def add_kernel_choice(p, required=False):
                    help="the kernel of lab N (Lab 0 is the mainline kernel)")
     g.add_argument("--mainline", action="store_true",
                    help="the pristine tree with mainline CONFIG_GCOV_KERNEL")
+    g.add_argument("--fixed", action="store_true",
+                   help="the same with mainline's own fix (patches/mainline-fix/)")
     g.add_argument("--tree", action="store_true",
                    help="the kernel tree as checked out now")
     p.add_argument("--variant", choices=kbuild.VARIANTS,
-                   help="with --tree or --mainline: whole-kernel profiling (all) "
+                   help="with --tree, --mainline or --fixed: whole-kernel profiling (all) "
                         "or two vCPUs (smp), or two vCPUs with the kernel's debug "
                         "checkers (debug), each with its own build directory; "
                         "a lab's variant comes from labs/index.toml")
@@ -314,8 +318,9 @@ def cmd_clean(work, args):
                 "delete them." % (work.root, " and ".join(
                     (["%d uncommitted change(s)" % len(dirty)] if dirty else []) +
                     (["your branches %s" % ", ".join(mine)] if mine else [])), work.tree))
-    if os.path.isdir(work.mainline):
-        run(["chmod", "-R", "u+w", work.mainline], what="chmod")
+    for tree in (work.mainline, work.fixed):
+        if os.path.isdir(tree):
+            run(["chmod", "-R", "u+w", tree], what="chmod")
     if os.path.isdir(work.root):
         shutil.rmtree(work.root)
     say("removed %s" % work.root)

@@ -2,7 +2,8 @@
 """A kernel configuration as a value.
 
 A configuration is a base ("lab": the kernel tree as checked out, a lab's
-branch or a student's; "mainline": the pristine tree) and an optional
+branch or a student's; "mainline": the pristine tree; "fixed": the
+pristine tree with mainline's own fix, patches/mainline-fix/) and an optional
 variant ("all", "smp", "debug").  Its name ("lab", "lab-all",
 "mainline-debug", ...) names its build directory, build/<name> in the
 work directory, and selects its config fragments (kbuild.CONFIGS).
@@ -13,7 +14,7 @@ questions asked of it are properties, not string surgery at each caller.
 
 from .util import GcovlabError
 
-BASES = ("lab", "mainline")
+BASES = ("lab", "mainline", "fixed")
 VARIANTS = ("all", "smp", "debug")
 
 
@@ -42,7 +43,8 @@ class Config(str):
 
     @property
     def is_mainline(self):
-        return self.base == "mainline"
+        """Mainline's gcov code: the pristine tree, with or without the fix."""
+        return self.base in ("mainline", "fixed")
 
     @property
     def profile_var(self):
@@ -57,7 +59,7 @@ class Config(str):
 
     def source(self, work):
         """The tree it is built from."""
-        return work.mainline if self.is_mainline else work.tree
+        return {"mainline": work.mainline, "fixed": work.fixed}.get(self.base, work.tree)
 
     def build_dir(self, work):
         return work.build_dir(self)

@@ -33,6 +33,10 @@ CONFIGS = {
     "mainline-debug": ["kernel.config", "mainline.config", "smp.config",
                        "debug.config"],
 }
+# Mainline with its own fix (patches/mainline-fix/, Lab 11): mainline's
+# configuration in a build directory of its own.
+CONFIGS.update({"fixed" + name[len("mainline"):]: fragments
+                for name, fragments in list(CONFIGS.items()) if name.startswith("mainline")})
 VARIANTS = config_mod.VARIANTS
 
 
@@ -168,7 +172,8 @@ def configure(work, config, out=None):
     out = out or work.build_dir(config)
     os.makedirs(out, exist_ok=True)
     stamp = os.path.join(out, ".gcovlab-config")
-    undefined = undefined_options(src, wanted_options(config)) if config != "mainline" else []
+    undefined = undefined_options(src, wanted_options(config)) \
+        if str(config) not in ("mainline", "fixed") else []
     # The tree's Kconfig changes between lab states: reconfigure when the
     # set of options it defines changes, or make would quietly say n.
     want_hash = config_hash(config) + " undefined=" + ",".join(undefined)
@@ -563,6 +568,8 @@ def _build_kernel(work, config, force):
     mainline = Config.parse(config).is_mainline
     if mainline:
         treemod.ensure_mainline(work)
+    if Config.parse(config).base == "fixed":
+        treemod.ensure_fixed(work)
     out = work.build_dir(config)
     want = state(work, config)
     if not force and complete_state(out) == want:

@@ -27,6 +27,7 @@ class Request:
     out: str = None
     files: list = dataclasses.field(default_factory=list)
     mainline: bool = False
+    fixed: bool = False
     tree: bool = False
     lab: int = None
     variant: str = None
@@ -45,14 +46,15 @@ def pick_kernel(req):
     """(configuration, gcov variable for module builds, label)."""
     variant = getattr(req, "variant", None)
     suffix = " (%s)" % variant if variant else ""
-    if req.mainline:
-        config = Config("mainline", variant)
-        return config, config.profile_var, "mainline" + suffix
+    if req.mainline or req.fixed:
+        config = Config("fixed" if req.fixed else "mainline", variant)
+        return config, config.profile_var, (
+            "mainline with its fix" if req.fixed else "mainline") + suffix
     if req.tree:
         config = Config("lab", variant)
         return config, config.profile_var, "the current tree" + suffix
     if variant:
-        raise GcovlabError("--variant goes with --tree or --mainline; a lab's variant "
+        raise GcovlabError("--variant goes with --tree, --mainline or --fixed; a lab's variant "
                            "is set in labs/index.toml", EXIT_USAGE)
     number = 0 if req.lab is None else req.lab
     config = labs.kernel_config(number)

@@ -320,13 +320,69 @@ def _ensure_mainline(work, ready):
         f.write(TAG_PRISTINE + "\n")
 
 
+FIX_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "patches", "mainline-fix")
+
+
+def fix_patches():
+    """patches/mainline-fix/*.patch in order, without the cover letter."""
+    names = sorted(n for n in os.listdir(FIX_DIR)
+                   if n.endswith(".patch") and not n.startswith("0000-"))
+    return [os.path.join(FIX_DIR, n) for n in names]
+
+
+def ensure_fixed(work):
+    """A read-only worktree of the pristine commit with mainline's fix
+    (patches/mainline-fix/) applied by git am, made again when the patches
+    change; its commits have fixed committer and dates, as lab branches."""
+    patches = fix_patches()
+    key = series_key(patches)
+    ready = os.path.join(work.root, "mainline-fixed.ready")
+
+    def made():
+        try:
+            with open(ready, encoding="utf-8") as f:
+                return os.path.isdir(work.fixed) and f.read().strip() == key
+        except OSError:
+            return False
+    if made():
+        return
+    with Lock(os.path.join(work.root, "locks", "tree"), "checking out mainline with its fix"):
+        if made():
+            return
+        if os.path.exists(ready):
+            os.remove(ready)
+        if os.path.isdir(work.fixed):
+            run(["chmod", "-R", "u+w", work.fixed], what="chmod")
+            shutil.rmtree(work.fixed)
+        with Step("checking out mainline with patches/mainline-fix (%d patch%s) at %s" % (
+                len(patches), "" if len(patches) == 1 else "es", work.fixed)):
+            git(work.tree, "worktree", "prune")
+            git(work.tree, "-c", "checkout.workers=0", "worktree", "add", "--quiet",
+                "--detach", work.fixed, TAG_PRISTINE, capture=False)
+            env = git_env(date=git(work.tree, "log", "-1", "--format=%cI",
+                                   TAG_PRISTINE).strip())
+            for name in ("GIT_AUTHOR_DATE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"):
+                env.pop(name)
+            for path in patches:
+                r = probe(["git", "-C", work.fixed, "am", "--quiet", path], env=env)
+                if r.returncode != 0:
+                    raise GcovlabError("patches/mainline-fix/%s does not apply to the "
+                                       "pristine tree with git am:\n%s" % (
+                                           os.path.basename(path),
+                                           (r.stdout + r.stderr).strip()))
+            run(["chmod", "-R", "a-w", work.fixed], what="chmod")
+        with open(ready, "w", encoding="utf-8") as f:
+            f.write(key + "\n")
+
+
 def source_state(work, config):
     """A string that changes whenever the source of a build changes: the
     tree object of HEAD (its content, not the commit: a student's commit
     of a patch and the tool's commit of the same patch are one state, and
     share a kept build), then a digest of what is not committed."""
     if Config.parse(config).is_mainline:
-        return git(work.mainline, "rev-parse", "HEAD").strip()
+        return git(Config.parse(config).source(work), "rev-parse", "HEAD").strip()
     head = git(work.tree, "rev-parse", "HEAD^{tree}").strip()
     diff = probe(["git", "-C", work.tree, "diff", "HEAD"], text=False).stdout
     untracked = git(work.tree, "ls-files", "--others", "--exclude-standard")

@@ -2,6 +2,7 @@
 """Where things live: the checkout, and the work directory outside it."""
 
 import os
+from .config import Config
 from .util import GcovlabError, probe
 
 # vm/gcovlablib/work.py -> the checkout root
@@ -40,6 +41,7 @@ class Work:
         self.root = root
         self.tree = os.path.join(root, "linux")
         self.mainline = os.path.join(root, "mainline")
+        self.fixed = os.path.join(root, "mainline-fixed")
         self.ccache = os.path.join(root, "ccache")
         self.tarball = os.environ.get("GCOVLAB_TARBALL", TARBALL_DEFAULT)
 
@@ -54,7 +56,7 @@ class Work:
         configuration was new).  Apart, each switch rebuilds what changed.
         """
         name = str(config)
-        if not name.startswith("mainline") and not self.has_series_kconfig():
+        if not Config.parse(name).is_mainline and not self.has_series_kconfig():
             name += "-baseline"
         return os.path.join(self.root, "build", name)
 
