@@ -388,6 +388,26 @@ def test_config_is_a_value():
             Config(*bad)
 
 
+def test_mainline_with_its_fix_is_mainline_from_its_own_tree(tmp_path, monkeypatch):
+    """--fixed: mainline's gcov code and configuration, from the worktree
+    with patches/mainline-fix/, in build directories of its own (never the
+    '-baseline' ones of a tree without the series)."""
+    from gcovlablib.config import Config
+    from gcovlablib.work import Work
+    monkeypatch.setenv("GCOVLAB_WORK", str(tmp_path / "w"))
+    work = Work()
+    f = Config.parse("fixed-debug")
+    assert f.base == "fixed" and f.is_mainline and f.profile_var == "GCOV_PROFILE"
+    assert f.vcpus == 2 and f.source(work) == work.fixed != work.mainline
+    assert work.build_dir(f).endswith("/build/fixed-debug")
+    assert work.build_dir(Config("fixed")).endswith("/build/fixed")
+    assert kbuild.fragments(f) == kbuild.fragments(Config("mainline", "debug"))
+    assert kbuild.fragments(Config("fixed")) == kbuild.fragments(Config("mainline"))
+    from gcovlablib import tree
+    names = [os.path.basename(p) for p in tree.fix_patches()]
+    assert names and all(n.endswith(".patch") and not n.startswith("0000-") for n in names)
+
+
 def test_a_tree_without_the_series_builds_in_a_directory_of_its_own(tmp_path, monkeypatch):
     from gcovlablib import work as workmod
     from gcovlablib.config import Config
