@@ -43,7 +43,7 @@ SKIP_PAGES = {"search.html", "genindex.html", "py-modindex.html"}
 DIAGRAM_PAGES = {"docs/lab-loop.html": 1, "docs/counter-reordering.html": 2,
                  "docs/debugfs-persistence.html": 1, "docs/gcc-instrumentation.html": 1,
                  "docs/gcov-info-layout.html": 2, "docs/kbuild-gcov.html": 1,
-                 "docs/lineage.html": 1, "docs/reliability.html": 1}
+                 "docs/lineage.html": 1, "docs/reliability.html": 2}
 
 # The Performance page draws one chart per benchmark data file
 # (docs/bench/*.json, docs/_ext/benchsite.py), inline SVG.

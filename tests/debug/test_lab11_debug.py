@@ -256,9 +256,26 @@ def test_the_fix_returns_from_the_self_wait(fix_runs):
 
 
 def test_the_fix_under_the_stress_debug_kernel_clean(fix_runs):
-    """0 hung tasks, 0 lockdep reports, 0 KASAN reports, on two vCPUs."""
+    """0 hung tasks, 0 lockdep reports, 0 KASAN reports, on two vCPUs.
+
+    What may still fail is mainline's debugfs design, not the fix:
+    load-a reads an unloaded module's file through a descriptor opened
+    before the unload, and once a reset (or gcov_persist=0) has removed
+    the file, debugfs's proxy answers that read with EIO.  Every failed
+    load-a round must be such a read; every other worker never fails."""
     for name in ("fixed", "fixed-persist0"):
         out, proc = fix_runs[name]
-        console = check_stress(out, proc, 2)
+        console = console_of(out)
+        found = [bad for bad in KERNEL_REPORTS if bad in console]
+        assert not found, "%s: the kernel reported %s:\n%s" % (name, found, console[-4000:])
         for banner in ("KernelAddressSanitizer initialized", "Lock dependency validator"):
             assert banner in console, banner
+        assert proc.returncode in (0, 1), proc.stdout[-3000:]
+        assert "stress: STALLED" not in proc.stdout
+        assert re.search(r"stress: done, status [01]", proc.stdout), proc.stdout[-3000:]
+        assert ", 2 CPUs" in proc.stdout
+        figures = stress_figures(proc.stdout)
+        for worker in ("load-b", "read-1", "read-2", "read-3", "reset-all"):
+            assert figures[worker][0] > 0 and figures[worker][1] == 0, (name, figures)
+        eio = proc.stdout.count("cat: read error: Input/output error")
+        assert figures["load-a"][1] == eio, (name, figures["load-a"], eio)
