@@ -10,16 +10,14 @@ git am on the pristine tree (ensure_fixed does that for every build)."""
 
 import os
 import subprocess
+import sys
 
 from conftest import DRIVER, REPO, gcovlab, ok, work_root
 
+sys.path.insert(0, os.path.join(REPO, "vm"))
+from gcovlablib.tree import fix_patches  # noqa: E402
+
 SELFWAIT = os.path.join(REPO, "labs", "lab11", "selfwait.sh")
-FIX = os.path.join(REPO, "patches", "mainline-fix")
-
-
-def fix_patches():
-    return sorted(os.path.join(FIX, n) for n in os.listdir(FIX)
-                  if n.endswith(".patch") and not n.startswith("0000-"))
 
 
 def test_the_fix_is_checkpatch_strict_clean(tree_repo):

@@ -565,10 +565,11 @@ def built(work, config):
 
 
 def _build_kernel(work, config, force):
+    base = Config.parse(config).base
     mainline = Config.parse(config).is_mainline
-    if mainline:
+    if base == "mainline":
         treemod.ensure_mainline(work)
-    if Config.parse(config).base == "fixed":
+    elif base == "fixed":
         treemod.ensure_fixed(work)
     out = work.build_dir(config)
     want = state(work, config)

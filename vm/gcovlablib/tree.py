@@ -19,6 +19,7 @@ import time
 
 from . import baseline
 from .config import Config
+from .work import REPO
 from .util import GcovlabError, Lock, Step, output, probe, run, say, warn
 
 TAG_PRISTINE = "gcovlab-pristine"
@@ -51,6 +52,17 @@ def git_env(date=None):
                GIT_COMMITTER_NAME=AUTHOR, GIT_COMMITTER_EMAIL=EMAIL)
     if date:
         env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return env
+
+
+def am_env(tree, base):
+    """The environment of the tool's git am on top of the tag BASE: the
+    tool as committer, at BASE's commit date, so that the commits have the
+    same ids on every machine; git am keeps each patch's own author and
+    date."""
+    env = git_env(date=git(tree, "log", "-1", "--format=%cI", base).strip())
+    for name in ("GIT_AUTHOR_DATE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"):
+        env.pop(name)
     return env
 
 
@@ -320,8 +332,7 @@ def _ensure_mainline(work, ready):
         f.write(TAG_PRISTINE + "\n")
 
 
-FIX_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "patches", "mainline-fix")
+FIX_DIR = os.path.join(REPO, "patches", "mainline-fix")
 
 
 def fix_patches():
@@ -360,10 +371,7 @@ def ensure_fixed(work):
             git(work.tree, "worktree", "prune")
             git(work.tree, "-c", "checkout.workers=0", "worktree", "add", "--quiet",
                 "--detach", work.fixed, TAG_PRISTINE, capture=False)
-            env = git_env(date=git(work.tree, "log", "-1", "--format=%cI",
-                                   TAG_PRISTINE).strip())
-            for name in ("GIT_AUTHOR_DATE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"):
-                env.pop(name)
+            env = am_env(work.tree, TAG_PRISTINE)
             for path in patches:
                 r = probe(["git", "-C", work.fixed, "am", "--quiet", path], env=env)
                 if r.returncode != 0:
@@ -502,12 +510,7 @@ def _lab_branch(work, number, patches):
     with Step("making branch %s: %s + %d patch%s (git am)" % (
             branch, TAG_BASELINE, len(patches), "" if len(patches) == 1 else "es")):
         back = current_branch(tree) or git(tree, "rev-parse", "HEAD").strip()
-        env = git_env(date=git(tree, "log", "-1", "--format=%cI", TAG_BASELINE).strip())
-        # Committer and date fixed, so the lab commits have the same ids on
-        # every machine; git am keeps each patch's own author and date.
-        env.pop("GIT_AUTHOR_DATE")
-        env.pop("GIT_AUTHOR_NAME")
-        env.pop("GIT_AUTHOR_EMAIL")
+        env = am_env(tree, TAG_BASELINE)
         try:
             git(tree, "checkout", "--quiet", "--detach", TAG_BASELINE, capture=False)
             apply_patches(tree, patches, names, env, back)
