@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 
+from . import standin
 from .util import GcovlabError, Lock, probe
 
 @dataclasses.dataclass
@@ -125,28 +126,28 @@ def run(cmd, cwd, stdin=None, env=None):
     return probe(cmd, cwd=cwd, env=env, stdin=stdin, text=False)
 
 
-def check_lab6(gcov_dir, harness, program, normalise):
-    """Build wc.c with the student's gcc_12.c and with libgcov; compare."""
+def check_lab6(gcov_dir, harness, program, normalise, headers):
+    """Build wc.c with the student's gcc_12.c (on the stand-in kernel and
+    the kernel headers of HEADERS, standin.py) and with libgcov; compare."""
     # -frandom-seed: the same stamp at every check, so that what a check
     # prints can be compared from one run to the next
     cflags = ["-fprofile-arcs", "-ftest-coverage", "-fno-tree-loop-im",
               "-frandom-seed=gcovlab-check"]
+    name = "kernel/gcov/gcc_12.c compiles"
     with tempfile.TemporaryDirectory(prefix="gcovlab-check6.") as tmp:
         shutil.copy(program, os.path.join(tmp, "wc.c"))
-        proc = run(["gcc", "-O2", "-Wall", "-I", os.path.join(harness, "shim"), "-I",
-                    gcov_dir, "-c", os.path.join(gcov_dir, "gcc_12.c"), "-o", "gcc_12.o"], tmp)
-        if proc.returncode:
-            return [Check("kernel/gcov/gcc_12.c compiles", False, None,
-                          proc.stderr.decode(errors="replace")[-1500:])]
-        steps = [["gcc", "-O2"] + cflags + ["-c", "wc.c", "-o", "wc.o"],
-                 ["gcc", "-O2", "-Wall", "-I", os.path.join(harness, "shim"), "-I", gcov_dir,
-                  "-c", os.path.join(harness, "harness.c"), "-o", "harness.o"],
-                 ["gcc", "wc.o", "harness.o", "gcc_12.o", "-o", "wc-series"],
-                 ["gcc", "-fprofile-arcs", "wc.o", "-o", "wc-libgcov"]]
-        for cmd in steps:
+        for cmd in (["gcc", "-O2"] + cflags + ["-c", "wc.c", "-o", "wc.o"],
+                    ["gcc", "-fprofile-arcs", "wc.o", "-o", "wc-libgcov"]):
             proc = run(cmd, tmp)
             if proc.returncode:
                 raise GcovlabError("%s failed:\n%s" % (" ".join(cmd), proc.stderr.decode()))
+        source = os.path.join(gcov_dir, "gcc_12.c")
+        errors, prog = standin.build(headers, [source], [os.path.join(harness, "harness.c")],
+                                     os.path.join(tmp, "series"), ["-O2"], [gcov_dir],
+                                     [os.path.join(tmp, "wc.o")])
+        if errors is not None:
+            return [compile_failure(errors, name, {source: "kernel/gcov/gcc_12.c"}, headers)]
+        shutil.copy(prog, os.path.join(tmp, "wc-series"))
         checks = [Check("kernel/gcov/gcc_12.c compiles", True)]
         gcda = os.path.join(tmp, "wc.gcda")
         for k, text in enumerate(INPUTS):
@@ -760,40 +761,27 @@ REFUSED5 = ("gcov: %s: data version 0x%s (GCC %s), this kernel reads GCC 12 data
             "not registered")
 
 
-def standin_of(harness):
-    """labs/standin, the stand-in kernel beside a lab's harness folder."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(harness))), "standin")
-
-
-def host_program(src, sources, harness, tmp, lab):
+def host_program(src, headers, sources, harness, tmp, lab, name):
     """Compile the tree's kernel/gcov/SOURCES with HARNESS/harness.c on the
-    stand-in kernel.  Returns (compiler errors or None, the program)."""
+    stand-in kernel and the kernel headers of HEADERS (standin.py).
+    Returns (None, the program), or (the failed Check NAME, None)."""
     harness = os.path.abspath(harness)
-    for name in list(sources) + ["gcov.h", "gcc_version.h"]:
-        path = os.path.join(src, "kernel", "gcov", name)
+    for source in list(sources) + ["gcov.h", "gcc_version.h"]:
+        path = os.path.join(src, "kernel", "gcov", source)
         if not os.path.isfile(path):
             raise GcovlabError("%s is missing: Lab %d's exercise needs the tree at lab-%d "
                                "('vm/gcovlab exercise %d')" % (path, lab, lab, lab))
         shutil.copy(path, tmp)
-    prog = os.path.join(tmp, "harness")
     # AddressSanitizer: an allocation too small, or memory read after
     # kfree() (or after its module went), stops the harness where it
-    # happens.  -Werror=implicit-function-declaration, as kbuild has it: a
-    # kernel function the stand-in lacks is named at compile time, not as
-    # an undefined reference at link time.
-    proc = run(["gcc", "-std=gnu11", "-g", "-O0", "-fsanitize=address",
-                "-Werror=implicit-function-declaration", "-iquote", tmp,
-                "-I", standin_of(harness), "-o", prog, os.path.join(harness, "harness.c"),
-                os.path.join(standin_of(harness), "standin.c")]
-               + [os.path.join(tmp, name) for name in sources], tmp)
-    if proc.returncode:
-        errors = proc.stderr.decode(errors="replace")
-        # name the student's files, not the copies compiled here
-        for name in sources:
-            errors = errors.replace(os.path.join(tmp, name),
-                                    os.path.join(src, "kernel", "gcov", name))
-        return errors, None
-    return None, prog
+    # happens.
+    errors, prog = standin.build(headers, [os.path.join(tmp, s) for s in sources],
+                                 [os.path.join(harness, "harness.c")], tmp,
+                                 ["-g", "-O0", "-fsanitize=address"], [tmp])
+    if errors is None:
+        return None, prog
+    return compile_failure(errors, name, {os.path.join(tmp, s): "kernel/gcov/" + s
+                                          for s in sources}, headers), None
 
 
 def run_host_program(prog, args=()):
@@ -811,18 +799,25 @@ def run_host_program(prog, args=()):
         report.group(1) if report else "", err
 
 
-def compile_failure(errors, name, source):
-    """The one Check of a file that does not compile."""
-    first = re.search(re.escape(source) + r":(\d+):\d+: error", errors)
+def compile_failure(errors, name, files, headers):
+    """The one Check of a program that does not compile or link: FILES
+    maps the student's files as compiled to their names in the tree.  A
+    name the kernel has and the stand-in lacks is the stand-in's fault,
+    and said so; anything else is the compiler's first errors."""
+    lacks = standin.lacking(errors, headers, files)
+    if lacks:
+        return Check(name, False, None, "\n".join(
+            "%s: the lab's stand-in kernel does not have %s: tell your instructor (the "
+            "kernel has it, so your code may well be right; the check cannot run it "
+            "until labs/standin has it)" % (where, what) for what, where in lacks[:5]))
+    for path, shown in files.items():
+        errors = errors.replace(path, shown)
     detail = "\n".join(ln for ln in errors.splitlines()
                        if "error" in ln or "undefined reference" in ln)[:1500] or errors[-1500:]
+    first = re.search(r"^(kernel/gcov/\S+?):(\d+):\d+: error", detail, re.M)
     if first:
         detail = "the compiler's first error is at line %s of %s:\n%s" % (
-            first.group(1), source, detail)
-    if "implicit declaration of function" in errors:
-        detail += ("\n(a kernel function the check's stand-in kernel, labs/standin, may "
-                   "lack: if your code is right, use the one the series uses, or tell "
-                   "your instructor)")
+            first.group(2), first.group(1), detail)
     return Check(name, False, None, detail)
 
 
@@ -843,15 +838,15 @@ def steps5(out):
     return lines, states
 
 
-def check_lab5(src, harness):
+def check_lab5(src, harness, headers):
     """TODO 1 decodes the data version, 2 refuses other GCC releases, 3
     registers an object, 4 is the module notifier.  The student's base.c
     runs on the host (labs/lab05/harness): seconds, no kernel build."""
     name = "kernel/gcov/base.c compiles against the check's stand-in kernel"
     with tempfile.TemporaryDirectory(prefix="gcovlab-lab5.") as tmp:
-        errors, prog = host_program(src, ["base.c"], harness, tmp, 5)
-        if errors is not None:
-            return [compile_failure(errors, name, "base.c")]
+        failed, prog = host_program(src, headers, ["base.c"], harness, tmp, 5, name)
+        if failed:
+            return [failed]
         out, status, sanitizer, _report = run_host_program(prog)
     checks = [Check(name, True)]
     lines, states = steps5(out)
@@ -1073,7 +1068,7 @@ def crash_blame7(report):
                 return FUNCS7[m.group(1)], "the memory was freed in %s() (%s), and used " \
                     "after: a pointer to it was kept (set it to NULL when freeing)" % (
                         m.group(1), m.group(2).rsplit("/", 1)[-1])
-    # the harness's user buffers carry HARNESS_USER_TAG (labs/standin/kernel.h)
+    # the harness's user buffers carry STANDIN_USER_TAG (labs/standin/standin.h)
     user = re.search(r"on (?:unknown )?address 0x5a[0-9a-f]{14}\b", report)
     for m in re.finditer(r"#\d+ 0x[0-9a-f]+ in (\w+) (\S+)", freed[0]):
         if m.group(2).rsplit("/", 1)[-1].startswith("fs.c:") and m.group(1) in FUNCS7:
@@ -1087,24 +1082,26 @@ def crash_blame7(report):
     return None, ""
 
 
-def run7(src, harness):
-    """Both runs of Lab 7's harness: (compiler errors, [(persist, output,
+def run7(src, harness, headers):
+    """Both runs of Lab 7's harness: (the failed compile Check or None, [(persist, output,
     status, sanitizer, report)])."""
     with tempfile.TemporaryDirectory(prefix="gcovlab-lab7.") as tmp:
-        errors, prog = host_program(src, ["base.c", "fs.c"], harness, tmp, 7)
-        if errors is not None:
-            return errors, []
+        failed, prog = host_program(src, headers, ["base.c", "fs.c"], harness, tmp, 7,
+                                    "kernel/gcov/fs.c compiles against the check's stand-in "
+                                    "kernel")
+        if failed:
+            return failed, []
         return None, [(p,) + run_host_program(prog, [p]) for p in ("1", "0")]
 
 
-def check_lab7(src, harness):
+def check_lab7(src, harness, headers):
     """TODO 1 is open(), 2 read(), 3 the reset, 4 the ghost, 5 the revive.
     The student's fs.c runs on the host with the tree's base.c
     (labs/lab07/harness): seconds, no kernel build."""
     name = "kernel/gcov/fs.c compiles against the check's stand-in kernel"
-    errors, runs = run7(src, harness)
-    if errors is not None:
-        return [compile_failure(errors, name, "fs.c")]
+    failed, runs = run7(src, harness, headers)
+    if failed:
+        return [failed]
     checks = [Check(name, True)]
     seen, said, stops = {}, {}, []
     for persist, out, status, sanitizer, report in runs:

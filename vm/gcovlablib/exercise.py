@@ -18,7 +18,7 @@ import re
 import sys
 import tomllib
 
-from . import checks, labs
+from . import checks, labs, standin
 from . import tree as treemod
 from .util import EXIT_FAILED, EXIT_USAGE, GcovlabError, run, say
 from .work import REPO
@@ -169,9 +169,11 @@ def checks_for(work, number):
     if number == 4:
         return checks.check_lab4(tree)
     if number == 5:
-        return checks.check_lab5(tree, os.path.join(REPO, "labs", "lab05", "harness"))
+        return checks.check_lab5(tree, os.path.join(REPO, "labs", "lab05", "harness"),
+                                 standin.headers(work))
     if number == 7:
-        return checks.check_lab7(tree, os.path.join(REPO, "labs", "lab07", "harness"))
+        return checks.check_lab7(tree, os.path.join(REPO, "labs", "lab07", "harness"),
+                                 standin.headers(work))
     if number == 9:
         return checks.check_lab9(work)
     if number == 10:
@@ -180,7 +182,8 @@ def checks_for(work, number):
         return checks.check_lab6(os.path.join(tree, "kernel", "gcov"),
                                  os.path.join(REPO, "labs", "lab06", "harness"),
                                  os.path.join(REPO, "labs", "lab06", "wc.c"),
-                                 os.path.join(REPO, "tools", "gcda_normalise.py"))
+                                 os.path.join(REPO, "tools", "gcda_normalise.py"),
+                                 standin.headers(work))
     raise GcovlabError("Lab %d's exercise has no checks yet" % number)
 
 

@@ -7,11 +7,14 @@
  * core and late initcalls, then modules that load (MODULE_STATE_COMING,
  * their objects' __gcov_init(), MODULE_STATE_LIVE) and unload
  * (MODULE_STATE_GOING). It prints what base.c prints, and after each step
- * a state line; vm/gcovlablib/checks.py reads the output. Written for
- * gcov-kernel-labs.
+ * a state line; vm/gcovlablib/checks.py reads the output. A host program:
+ * base.c is compiled apart, on the stand-in kernel (labs/standin), and
+ * standin.h is what the two share. Written for gcov-kernel-labs.
  */
-#include "kernel.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "standin.h"
 #include "gcov.h"
 
 /* What base.c sees through gcov_info_version() and gcov_info_filename(). */
@@ -76,8 +79,8 @@ static void load(const char *name, struct fake_module *m, bool fails)
 	int i;
 
 	begin(name);
-	m->mod.base = (unsigned long)m->objs;
-	m->mod.size = sizeof(m->objs);
+	m->mod.core_layout.base = m->objs;
+	m->mod.core_layout.size = sizeof(m->objs);
 	event(m, MODULE_STATE_COMING);
 	for (i = 0; i < m->n; i++)
 		__gcov_init(&m->objs[i]);
@@ -99,24 +102,24 @@ static struct gcov_info builtin[] = {
 };
 
 static struct fake_module multi = {
-	{ "multi" },
+	{ .name = "multi" },
 	{ { GCC_12_2, "/build/multi/core.gcda" },
 	  { GCC_12_2, "/build/multi/lib/helper.gcda" } }, 2
 };
 
 static struct fake_module foreign = {
-	{ "foreign" },
+	{ .name = "foreign" },
 	{ { GCC_11_3, "/foreign/made-up.gcda" },
 	  { GCC_13_1, "/foreign/newer.gcda" },
 	  { GCC_9_3, "/foreign/older.gcda" } }, 3
 };
 
 static struct fake_module tight = {
-	{ "tight" }, { { GCC_12_2, "/build/tight/tight.gcda" } }, 1
+	{ .name = "tight" }, { { GCC_12_2, "/build/tight/tight.gcda" } }, 1
 };
 
 static struct fake_module failing = {
-	{ "failing" }, { { GCC_12_2, "/build/failing/probe.gcda" } }, 1
+	{ .name = "failing" }, { { GCC_12_2, "/build/failing/probe.gcda" } }, 1
 };
 
 int main(void)
@@ -129,12 +132,12 @@ int main(void)
 		__gcov_init(&builtin[i]);
 	end();
 	begin("core initcall");
-	harness_core_initcall();
+	standin_run_initcalls(STANDIN_CORE);
 	printf("H: module notifier %s\n",
 	       harness_module_notifier ? "registered" : "not registered");
 	end();
 	begin("late initcall");
-	harness_late_initcall();
+	standin_run_initcalls(STANDIN_LATE);
 	end();
 	load("load multi", &multi, false);
 	load("load foreign", &foreign, false);

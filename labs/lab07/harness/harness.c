@@ -2,7 +2,8 @@
 /*
  * Lab 7's check: the student's kernel/gcov/fs.c, with the series'
  * kernel/gcov/base.c, run as a host program on the stand-in kernel of
- * labs/standin.
+ * labs/standin. A host program: fs.c and base.c are compiled apart, on
+ * the stand-in kernel, and standin.h is what they and this file share.
  *
  * The harness is the rest of the kernel: a debugfs that keeps a tree of
  * files and refuses a name made twice or a removal under gcov_lock, a VFS
@@ -19,13 +20,26 @@
  * prints, and "H: done" at the end; vm/gcovlablib/checks.py reads it.
  * Written for gcov-kernel-labs.
  */
-#include "kernel.h"
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "standin.h"
 #include "gcov.h"
 
 #define NCOUNT 40
 #define IMAGE (12 + 8 * NCOUNT)
 #define GCC_12_2 0x4232322aU	/* "B22*" */
+#define FMODE_READ 0x1		/* as <linux/fs.h> has them */
+#define FMODE_WRITE 0x2
+
+/* The address the handlers are given for the user's buffer P. */
+static char *harness_user(const char *p)
+{
+	return (char *)((uintptr_t)p ^ STANDIN_USER_TAG);
+}
 
 struct gcov_info {
 	unsigned int version;
@@ -135,7 +149,7 @@ struct gcov_info *gcov_info_dup(const struct gcov_info *info)
 	struct gcov_info *dup;
 
 	locked("gcov_info_dup");
-	dup = kmalloc(sizeof(*dup) + len, GFP_KERNEL);
+	dup = standin_alloc(sizeof(*dup) + len, 0, 0, STANDIN_KMALLOC);
 	if (!dup)
 		return NULL;
 	*dup = *info;
@@ -147,7 +161,7 @@ void gcov_info_free(struct gcov_info *info)
 {
 	if (!info)
 		harness_fail("gcov_info_free(NULL): the kernel's reads the object it frees, so NULL oopses");
-	kfree(info);
+	standin_free(info, STANDIN_KMALLOC, "gcov_info_free");
 }
 
 size_t gcov_info_to_gcda(const struct gcov_info *info, void *buf, size_t size)
@@ -209,7 +223,7 @@ static struct dentry *create(const char *name, struct dentry *parent,
 	if (parent->removed || child(parent, name, strlen(name))) {
 		printf("debugfs: '%s' already present in '%s'%s\n", name,
 		       parent->name, parent->removed ? " (removed)" : "");
-		return ERR_PTR(-EEXIST);
+		return (struct dentry *)(long)-EEXIST;
 	}
 	if (strlen(name) >= sizeof(d->name))
 		harness_fail("a debugfs name longer than the harness keeps");
@@ -263,7 +277,7 @@ void debugfs_remove(struct dentry *d)
 {
 	struct dentry **p;
 
-	if (IS_ERR_OR_NULL(d))
+	if (!d || (unsigned long)d >= (unsigned long)-4095)
 		return;
 	if (gcov_lock.held)
 		harness_fail("debugfs_remove() called with gcov_lock held: it waits for the file's open(), which waits for gcov_lock");
@@ -319,6 +333,7 @@ static int vfs_open(struct hfile *hf, const char *path, unsigned int mode)
 	if (!hf->d)
 		return -ENOENT;
 	hf->f.f_mode = mode;
+	hf->f.f_inode = &hf->d->inode;
 	if (hf->d->fops && hf->d->fops->open) {
 		fop_todo = 1;
 		err = hf->d->fops->open(&hf->d->inode, &hf->f);
@@ -331,9 +346,8 @@ static int vfs_open(struct hfile *hf, const char *path, unsigned int mode)
 
 static ssize_t vfs_read(struct hfile *hf, char *buf, size_t len)
 {
+	long long pos = hf->f.f_pos;
 	ssize_t n;
-
-	loff_t pos = hf->f.f_pos;
 
 	if (!(hf->f.f_mode & FMODE_READ))
 		return -EBADF;
@@ -350,7 +364,7 @@ static ssize_t vfs_read(struct hfile *hf, char *buf, size_t len)
 
 static ssize_t vfs_write(struct hfile *hf, const char *buf, size_t len)
 {
-	loff_t pos = hf->f.f_pos;
+	long long pos = hf->f.f_pos;
 	ssize_t n;
 
 	if (!(hf->f.f_mode & FMODE_WRITE))
@@ -361,9 +375,9 @@ static ssize_t vfs_write(struct hfile *hf, const char *buf, size_t len)
 	return n;
 }
 
-static loff_t vfs_llseek(struct hfile *hf, loff_t offset)
+static long long vfs_llseek(struct hfile *hf, long long offset)
 {
-	loff_t pos;
+	long long pos;
 
 	fop_todo = 2;
 	pos = hf->d->fops->llseek(&hf->f, offset, 0);
@@ -387,7 +401,7 @@ static void vfs_close(struct hfile *hf)
  */
 static void open_while_removed(struct dentry *d)
 {
-	struct file f = { .f_mode = FMODE_READ };
+	struct file f = { .f_mode = FMODE_READ, .f_inode = &d->inode };
 	int err;
 
 	fop_todo = 1;
@@ -581,8 +595,8 @@ static struct fake_module *load(const char *name, const struct obj *objs, int n)
 	int i;
 
 	strcpy(m->mod.name, name);
-	m->mod.base = (unsigned long)m;
-	m->mod.size = sizeof(*m);
+	m->mod.core_layout.base = m;
+	m->mod.core_layout.size = sizeof(*m);
 	m->n = n;
 	event(m, MODULE_STATE_COMING);
 	for (i = 0; i < n; i++) {
@@ -661,13 +675,17 @@ static const struct obj lone_objs[] = {
 static long boot(const char *persist)
 {
 	begin("boot", 0);
-	if (persist)
-		harness_setup((char *)persist);
+	if (persist) {
+		char param[64];
+
+		snprintf(param, sizeof(param), "gcov_persist=%s", persist);
+		standin_kernel_param(param);
+	}
 	__gcov_init(&sched);
 	__gcov_init(&sort);
-	harness_core_initcall();
-	harness_fs_initcall();
-	harness_late_initcall();
+	standin_run_initcalls(STANDIN_CORE);
+	standin_run_initcalls(STANDIN_FS);
+	standin_run_initcalls(STANDIN_LATE);
 	obs("tree", lookup("gcov/reset") && lookup(SCHED) && lookup(SORT),
 	    "after boot, want gcov/reset, %s and %s in debugfs", SCHED, SORT);
 	return harness_allocated;
