@@ -76,6 +76,20 @@ def tree_repo():
     return os.path.join(work_root(), "linux")
 
 
+@pytest.fixture(scope="session")
+def kernel_headers():
+    """The pristine mainline worktree, whose headers the host checks of
+    Labs 5, 6 and 7 compile the student's code against
+    (vm/gcovlablib/standin.py); made from the kernel tree if missing.  It
+    never changes: the tests that move the tree can run beside."""
+    from gcovlablib import standin
+    from gcovlablib.work import Work
+    work = Work(work_root())
+    if not os.path.exists(os.path.join(work.root, "mainline.ready")):
+        ok(gcovlab("tree"))
+    return standin.headers(work)
+
+
 @contextlib.contextmanager
 def own_work(name):
     """WORK/NAME, a work directory of its own for a test file of make

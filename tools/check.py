@@ -41,6 +41,7 @@ SECOND = [
     "tests/unit/test_bench.py",
     "tests/unit/test_check.py",
     "tests/unit/test_exercise.py",
+    "tests/unit/test_host_variants.py",
     "tests/unit/test_kept_builds.py",
     "tests/unit/test_report_capture.py",
     "tests/unit/test_standin.py",

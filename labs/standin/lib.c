@@ -3,8 +3,8 @@
  * The stand-in kernel's library, kernel side: the functions the tree's
  * headers declare that are defined in the kernel's .c files, where the
  * host check cannot take the tree's own (vm/gcovlablib/standin.py compiles
- * lib/refcount.c, lib/kstrtox.c and lib/ctype.c of the tree beside this
- * file). The C library gives memcpy(), strcmp() and their kin. Written
+ * the tree's lib/refcount.c, kstrtox.c, ctype.c, list_sort.c and sort.c
+ * beside this file). The C library gives memcpy(), strcmp() and their kin. Written
  * for gcov-kernel-labs; not the kernel's code.
  */
 #include <linux/ctype.h>

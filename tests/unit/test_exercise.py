@@ -2,7 +2,8 @@
 """Exercise mode on the host: Lab 6's skeleton is made from the current
 series, its checker passes on the series' writer, fails on the untouched
 skeleton naming each TODO, and catches the mistakes a student could make
-with the hint of the right TODO.  No kernel, a few seconds (gcc)."""
+with the hint of the right TODO.  No kernel build: the headers of the
+mainline tree (the kernel_headers fixture); a few seconds (gcc)."""
 
 import os
 import subprocess
@@ -34,10 +35,14 @@ def series(tmp_path_factory):
         return root, f.read()
 
 
-def checked(root, text):
-    with open(root / GCC12, "w", encoding="utf-8") as f:
-        f.write(text)
-    return checks.check_lab6(str(root / "kernel" / "gcov"), HARNESS, PROGRAM, NORMALISE)
+@pytest.fixture(scope="module")
+def checked(kernel_headers):
+    def check(root, text):
+        with open(root / GCC12, "w", encoding="utf-8") as f:
+            f.write(text)
+        return checks.check_lab6(str(root / "kernel" / "gcov"), HARNESS, PROGRAM, NORMALISE,
+                                 kernel_headers)
+    return check
 
 
 def failed_todos(checks):
@@ -75,13 +80,13 @@ def test_a_region_the_series_lost_is_refused():
         exercise.hollow("a\nb", [todo], "f.c")
 
 
-def test_the_solution_passes(series):
+def test_the_solution_passes(series, checked):
     root, text = series
     checks = checked(root, text)
     assert checks and all(c.passed for c in checks), [c for c in checks if not c.passed]
 
 
-def test_the_untouched_skeleton_fails_naming_each_todo(series):
+def test_the_untouched_skeleton_fails_naming_each_todo(series, checked):
     root, text = series
     ex = exercise.load(6)
     checks = checked(root, exercise.skeleton({GCC12: text}, ex["todo"])[GCC12])
@@ -89,7 +94,7 @@ def test_the_untouched_skeleton_fails_naming_each_todo(series):
     assert failed_todos(checks) == [1, 2, 3]
 
 
-def test_todo_k_starts_with_the_earlier_ones_solved(series):
+def test_todo_k_starts_with_the_earlier_ones_solved(series, checked):
     root, text = series
     ex = exercise.load(6)
     checks = checked(root, exercise.skeleton({GCC12: text}, ex["todo"], first=3)[GCC12])
@@ -99,7 +104,7 @@ def test_todo_k_starts_with_the_earlier_ones_solved(series):
 
 @pytest.mark.parametrize("mistake", exercise.load(6)["mistake"],
                          ids=lambda m: "-".join(m["what"].split()[:5]))
-def test_a_plausible_mistake_is_caught_with_its_todo(series, mistake):
+def test_a_plausible_mistake_is_caught_with_its_todo(series, mistake, checked):
     root, text = series
     assert mistake["old"] in text, "the mistake no longer applies to the series"
     checks_run = checked(root, text.replace(mistake["old"], mistake["new"], 1))

@@ -10,8 +10,8 @@ comes first in the include path, with the headers of what a host program
 must simulate: the allocator (counted, made to fail), locks (who holds
 them), atomics on the host's builtins (which AddressSanitizer sees), BUG
 and WARN, printk's output, initcalls, the module loader, the VFS and
-debugfs.  The tree's lib/refcount.c, lib/kstrtox.c and lib/ctype.c are
-compiled and linked as they are; labs/standin/lib.c has the other
+debugfs.  The tree's lib/refcount.c, kstrtox.c, ctype.c, list_sort.c and
+sort.c are compiled and linked as they are; labs/standin/lib.c has the other
 library functions the headers declare.  The harness and
 labs/standin/standin.c are host programs; labs/standin/standin.h is what
 both sides share.
@@ -31,7 +31,7 @@ from .util import probe
 from .work import REPO
 
 STANDIN = os.path.join(REPO, "labs", "standin")
-TREE_LIB = ("lib/refcount.c", "lib/kstrtox.c", "lib/ctype.c")
+TREE_LIB = ("lib/refcount.c", "lib/kstrtox.c", "lib/ctype.c", "lib/list_sort.c", "lib/sort.c")
 # The Kbuild files whose generic-y and mandatory-y headers kbuild makes
 # as one-line wrappers of asm-generic/ (scripts/Makefile.asm-generic).
 KBUILDS = ("include/asm-generic/Kbuild", "include/uapi/asm-generic/Kbuild",
