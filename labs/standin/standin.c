@@ -15,6 +15,7 @@ int harness_mutexes_held;
 long harness_allocated;
 int harness_failing_allocs;
 int harness_allocs_before_failing;
+unsigned long harness_alloc_seq;
 struct notifier_block *harness_module_notifier;
 
 /* A harness that does not say otherwise fails this way. */
@@ -48,10 +49,56 @@ struct block {
 	unsigned long size;
 	unsigned long kind;
 	unsigned long magic;
-	unsigned long pad;
+	unsigned long seq;	/* the how-manieth allocation it was */
 };
 #define MAGIC 0x57a9d1e5c0de0001UL
 #define ZERO_SIZE_PTR ((void *)16)
+
+/* The blocks in use, so that a harness can look at what the code keeps. */
+static struct block **live;
+static size_t n_live, room_live;
+
+static void live_add(struct block *b)
+{
+	if (n_live == room_live) {
+		room_live = room_live ? 2 * room_live : 64;
+		live = realloc(live, room_live * sizeof(*live));
+		if (!live)
+			harness_fail("the stand-in kernel ran out of host memory");
+	}
+	live[n_live++] = b;
+}
+
+static void live_del(struct block *b)
+{
+	size_t i;
+
+	for (i = 0; i < n_live; i++)
+		if (live[i] == b) {
+			live[i] = live[--n_live];
+			return;
+		}
+}
+
+int standin_holds_pointer(unsigned long since, const void *ptr)
+{
+	size_t i, k;
+
+	for (i = 0; i < n_live; i++) {
+		const unsigned char *data = (const unsigned char *)(live[i] + 1);
+
+		if (live[i]->seq < since)
+			continue;
+		for (k = 0; k + sizeof(ptr) <= live[i]->size; k += sizeof(void *)) {
+			const void *word;
+
+			memcpy(&word, data + k, sizeof(word));
+			if (word == ptr)
+				return 1;
+		}
+	}
+	return 0;
+}
 
 static struct block *block_of(const void *p, const char *caller)
 {
@@ -87,6 +134,8 @@ void *standin_alloc(unsigned long size, unsigned int gfp, int zero,
 	b->size = size;
 	b->kind = kind;
 	b->magic = MAGIC;
+	b->seq = harness_alloc_seq++;
+	live_add(b);
 	harness_allocated++;
 	memset(b + 1, zero ? 0 : 0x5a, size);
 	return b + 1;
@@ -111,6 +160,7 @@ void standin_free(const void *p, enum standin_kind kind, const char *caller)
 		harness_fail(why);
 	}
 	b->magic = 0;
+	live_del(b);
 	harness_allocated--;
 	free(b);
 }

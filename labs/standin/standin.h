@@ -44,10 +44,17 @@ extern long harness_allocated;
 /* How many allocations to fail, after letting this many through. */
 extern int harness_failing_allocs;
 extern int harness_allocs_before_failing;
+/* How many blocks were allocated so far (the next one's number). */
+extern unsigned long harness_alloc_seq;
+/* Whether a block in use, allocated as number SINCE or later, holds the
+ * pointer PTR (at a pointer's alignment): where the code keeps it. */
+int standin_holds_pointer(unsigned long since, const void *ptr);
 
-/* A mutex or spinlock: whether it is held. */
+/* A mutex or spinlock: whether it is held; a mutex, how many times it
+ * was taken in all (a harness tells one hold from two by it). */
 struct mutex {
 	int held;
+	unsigned int takes;
 };
 typedef struct spinlock {
 	int held;

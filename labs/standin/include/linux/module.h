@@ -14,6 +14,8 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/notifier.h>
+/* the kernel's reaches it through percpu.h, cpumask.h and bitmap.h */
+#include <linux/string.h>
 #include <linux/stringify.h>
 #include <linux/types.h>
 #include "../../standin.h"

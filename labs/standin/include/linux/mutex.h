@@ -14,9 +14,9 @@
 #include <linux/types.h>
 #include "../../standin.h"
 
-#define __MUTEX_INITIALIZER(name) { 0 }
+#define __MUTEX_INITIALIZER(name) { 0, 0 }
 #define DEFINE_MUTEX(name) struct mutex name = __MUTEX_INITIALIZER(name)
-#define mutex_init(m) do { (m)->held = 0; } while (0)
+#define mutex_init(m) do { (m)->held = 0; (m)->takes = 0; } while (0)
 
 static inline void mutex_destroy(struct mutex *m)
 {
@@ -29,6 +29,7 @@ static inline void mutex_lock(struct mutex *m)
 	if (m->held)
 		harness_fail("mutex_lock() of a mutex this thread holds: deadlock");
 	m->held = 1;
+	m->takes++;
 	harness_mutexes_held++;
 }
 
