@@ -755,7 +755,13 @@ STEPS5 = {"boot constructors": 3, "core initcall": 4, "late initcall": 3,
           "load multi": 3, "load foreign": 2, "unload multi": 4, "unload foreign": 4,
           "load multi again": 3, "unload multi again": 4,
           "load failing (its init fails)": 4, "load tight (kzalloc fails)": 3,
-          "unload tight": 4}
+          "unload tight": 4, "load multi after the failure": 3,
+          "unload multi after the failure": 4, "load minor (another GCC 12 release)": 2,
+          "unload minor": 4, "load nic": 3, "load lib": 3, "unload lib": 4, "unload nic": 4}
+# The run with the argument "modules": a kernel whose built-in code is not
+# profiled, where the first object seen is a module's of another release.
+STEPS5_MODULES = {"core initcall": 4, "late initcall": 3, "load foreign first": 2,
+                  "load multi after it": 2, "unload multi": 4}
 VERSION5 = ('gcov: gcov data version 0x4232322a ("B22*", GCC 12.2)')
 REFUSED5 = ("gcov: %s: data version 0x%s (GCC %s), this kernel reads GCC 12 data only: "
             "not registered")
@@ -838,42 +844,61 @@ def steps5(out):
     return lines, states
 
 
+def stopped5(out, status, sanitizer, report, steps):
+    """(ended, the step it stopped in, why, the TODO to blame, whether a
+    mutex was left held) of one run of Lab 5's harness."""
+    lines, states = steps5(out)
+    stopped = re.search(r"^H: FAIL (.*)$", out, re.M)
+    last = list(lines)[-1] if lines else "start"
+    if "H: done" in out:
+        return True, last, "", None, False
+    freed = report.split("freed by thread", 1)[-1].split("previously allocated", 1)[0]
+    why = "the harness stopped in step '%s': %s" % (
+        last, stopped.group(1).rsplit(" (step ", 1)[0] if stopped else
+        "it ran over 10 s (a loop that never ends?)" if status == "timeout" else
+        "AddressSanitizer stopped it (%s): the memory was a module's, freed when it "
+        "unloaded: the registry still pointed into it (an object of that module left "
+        "in the list, or one of another module taken for it)" % sanitizer
+        if sanitizer and "module_memory_free" in freed else
+        "AddressSanitizer stopped it (%s: memory used outside what was allocated, "
+        "or after it was freed)" % sanitizer if sanitizer else
+        "exit status %s (a crash: a NULL or freed pointer?)" % status)
+    locked = bool(stopped) and "mutex" in stopped.group(1)
+    # a mutex left held shows at the next lock: blame the step that left it
+    held = [step for step, (h, _a) in states.items() if h]
+    if locked and held:
+        why = "the mutex was still held after step '%s'; then %s" % (held[0], why)
+    blame = steps.get(held[0] if locked and held else last)
+    if sanitizer and "module_memory_free" in freed:
+        blame = 4
+    return False, last, why, blame, locked
+
+
 def check_lab5(src, harness, headers):
     """TODO 1 decodes the data version, 2 refuses other GCC releases, 3
     registers an object, 4 is the module notifier.  The student's base.c
-    runs on the host (labs/lab05/harness): seconds, no kernel build."""
+    runs on the host (labs/lab05/harness), twice: as a kernel whose
+    built-in code is profiled, and as one whose modules only are.
+    Seconds, no kernel build."""
     name = "kernel/gcov/base.c compiles against the check's stand-in kernel"
     with tempfile.TemporaryDirectory(prefix="gcovlab-lab5.") as tmp:
         failed, prog = host_program(src, headers, ["base.c"], harness, tmp, 5, name)
         if failed:
             return [failed]
-        out, status, sanitizer, _report = run_host_program(prog)
+        out, status, sanitizer, report = run_host_program(prog)
+        mod_run = run_host_program(prog, ["modules"])
     checks = [Check(name, True)]
     lines, states = steps5(out)
     said = [ln.split(": ", 1)[1] for step in lines.values() for ln in step
             if ln.startswith(("info: ", "warn: "))]
-    stopped = re.search(r"^H: FAIL (.*)$", out, re.M)
-    last = list(lines)[-1] if lines else "start"
-    ended = "H: done" in out
-    why_stopped = "" if ended else (
-        "the harness stopped in step '%s': %s" % (
-            last, stopped.group(1).rsplit(" (step ", 1)[0] if stopped else
-            "it ran over 10 s (a loop that never ends?)" if status == "timeout" else
-            "AddressSanitizer stopped it (%s: memory used outside what was allocated, "
-            "or after it was freed)" % sanitizer if sanitizer else
-            "exit status %s (a crash: a NULL or freed pointer?)" % status))
-    locked = bool(stopped) and "mutex" in stopped.group(1)
-    # a mutex left held shows at the next lock: blame the step that left it
-    held = [step for step, (h, _a) in states.items() if h]
-    if locked and held:
-        why_stopped = "the mutex was still held after step '%s'; then %s" % (
-            held[0], why_stopped)
+    ended, last, why_stopped, blame, locked = stopped5(out, status, sanitizer, report,
+                                                       STEPS5)
     run_to_end = Check("gcov_lock is taken and released on every path" if locked else
-                       "the harness runs to its end", ended,
-                       STEPS5.get(held[0] if locked and held else last), why_stopped)
+                       "the harness runs to its end", ended, blame, why_stopped)
     if not ended:
         # what the later checks miss follows from this: say it first
         checks.append(run_to_end)
+    held = [step for step, (h, _a) in states.items() if h]
 
     def judged(check, needed):
         """A check whose steps did not all run cannot be judged: say so."""
@@ -927,35 +952,106 @@ def check_lab5(src, harness, headers):
         "an object of another GCC release is refused by name, not kept", good, blame,
         detail), ["load multi", "load foreign"]))
 
+    # TODO 2 again: every GCC 12 release has the same layout.
+    mine = lines.get("load minor (another GCC 12 release)", [])
+    kept = any("registered /build/minor/minor.gcda" in ln for ln in mine)
+    checks.append(judged(Check(
+        "an object of another GCC 12 release is kept", kept, 2,
+        "" if kept else "module minor's object was written by another GCC 12 release than "
+        "this compiler's (its version word differs in the minor digit only); every GCC 12 "
+        "release has the same gcov_info layout, so only the major release decides: it "
+        "said %s" % ("; ".join(ln.split(": ", 1)[-1] for ln in mine
+                               if not ln.startswith("H: ")) or "nothing")),
+        ["load minor (another GCC 12 release)"]))
+
+    # TODO 2 in a kernel whose modules only are profiled: the first object
+    # seen is foreign, and the reference is still the compiler's release.
+    m_out, m_status, m_sanitizer, m_report = mod_run
+    m_lines, _m_states = steps5(m_out)
+    m_said = [ln.split(": ", 1)[1] for step in m_lines.values() for ln in step
+              if ln.startswith(("info: ", "warn: "))]
+    m_ended, _m_last, m_why, m_blame, _m_locked = stopped5(
+        m_out, m_status, m_sanitizer, m_report, STEPS5_MODULES)
+    m_warn = [ln.split(": ", 1)[1] for ln in m_lines.get("load foreign first", [])
+              if ln.startswith("warn: ")]
+    m_regs = [s for s in m_said if s.startswith("gcov: registered /build/multi/")]
+    m_version = [s for s in m_said if s.startswith("gcov: gcov data version")]
+    problems = []
+    if m_warn != want:
+        problems.append("the foreign module, loaded first, must be refused: want\n  %s\n"
+                        "got %s" % ("\n  ".join(want), "\n  ".join(m_warn) or "no warning"))
+    if len(m_regs) != 2:
+        problems.append("module multi's two GCC 12 objects, loaded after it, must be "
+                        "kept: got %s" % ("; ".join(m_regs) or "no 'registered' line"))
+    if m_version != [VERSION5]:
+        problems.append("the version printed must be GCC 12's, once: got %s" % (
+            "; ".join(m_version) or "nothing"))
+    if not m_ended:
+        problems.insert(0, m_why)
+    good = not problems
+    m_misdecoded = any(m and expected.get(m.group(1), m.group(2)) != m.group(2) for m in (
+        re.match(r"gcov: (\S+): data version 0x[0-9a-f]{8} \(GCC ([\d.]+)\)", w)
+        for w in m_warn))
+    checks.append(Check(
+        "with modules only, a foreign object loaded first is refused and GCC 12's kept",
+        good, None if good else m_blame if not m_ended else 1 if m_misdecoded else 2,
+        "" if good else "a kernel whose built-in code is not profiled: the first object it "
+        "sees is a module's of GCC 11.3; the reference is the compiler's release "
+        "(__GNUC__), not the first object's.\n" + "\n".join(problems)))
+
     # TODO 3: registration: boot summary, names, the running count.
     boot = "gcov: 3 objects registered during boot" in said
     regs = [s for s in said if s.startswith("gcov: registered ")]
     want = ["gcov: registered /build/multi/core.gcda, 4 in all",
             "gcov: registered /build/multi/lib/helper.gcda, 5 in all"]
     allocated = states.get("load multi", (0, None))[1]
-    good = boot and regs[:2] == want and allocated == 5
+    # the structure kept for an object must point at its gcov_info (the
+    # harness looks for the pointer in what __gcov_init() allocated)
+    unpointed = list(dict.fromkeys(m.group(1) for m in re.finditer(
+        r"^H: kept (\S+) no-pointer$", out, re.M)))
+    good = boot and regs[:2] == want and allocated == 5 and not unpointed
+    if unpointed:
+        detail = ("the gcov_object allocated for %s does not point at its gcov_info: set "
+                  "obj->info = info (the notifier finds a module's objects by that "
+                  "pointer)" % ", ".join(unpointed[:3]))
+    else:
+        detail = ("3 built-in objects at boot, then a module of 2: want 'gcov: 3 objects "
+                  "registered during boot', then\n  %s\ngot %s; objects allocated: %s "
+                  "(want 5: one gcov_object each)" % (
+                      "\n  ".join(want),
+                      "; ".join([s for s in said if "during boot" in s] + regs[:2])
+                      or "nothing", allocated))
     checks.append(judged(Check(
         "each GCC 12 object is kept in the list, counted and named", good, 3,
-                        "" if good else
-                        "3 built-in objects at boot, then a module of 2: want 'gcov: 3 "
-                        "objects registered during boot', then\n  %s\ngot %s; objects "
-                        "allocated: %s (want 5: one gcov_object each)" % (
-                            "\n  ".join(want),
-                            "; ".join([s for s in said if "during boot" in s] + regs[:2])
-                            or "nothing", allocated)), ["late initcall", "load multi"]))
+        "" if good else detail), ["late initcall", "load multi"]))
 
     # TODO 3 again: an allocation that fails keeps and prints nothing.
     tight = lines.get("load tight (kzalloc fails)", [])
     before = states.get("load failing (its init fails)", (0, None))[1]
     after = states.get("load tight (kzalloc fails)", (0, None))[1]
-    noisy = [ln for ln in tight if "registered /build/tight" in ln]
-    good = not noisy and before == after
+    # nothing at all: the TODO forbids any message, not one line
+    noisy = [ln for ln in tight if not ln.startswith("H: ")]
+    # and the count stays right: the next load prints it again
+    want = ["gcov: registered /build/multi/core.gcda, 4 in all",
+            "gcov: registered /build/multi/lib/helper.gcda, 5 in all"]
+    again = [s.split(": ", 1)[1] for s in lines.get("load multi after the failure", [])
+             if s.startswith("info: gcov: registered ")]
+    good = not noisy and before == after and again == want
+    if noisy:
+        detail = "kzalloc() returned NULL for the object of module tight, and the code " \
+            "said: %s (the TODO wants nothing printed then)" % "; ".join(noisy)
+    elif before != after:
+        detail = "kzalloc() returned NULL for the object of module tight: objects " \
+            "allocated went from %s to %s" % (before, after)
+    else:
+        detail = "after kzalloc() failed for module tight's object, module multi loaded: " \
+            "want\n  %s\ngot %s (an object that was not kept is not counted)" % (
+                "\n  ".join(want), "; ".join(again) or "nothing")
     checks.append(judged(Check(
         "an allocation that fails keeps nothing and says nothing", good, 3,
-        "" if good else "kzalloc() returned NULL for the object of module tight: %s" % (
-            "; ".join(ln.split(": ", 1)[-1] for ln in noisy) or
-            "objects allocated went from %s to %s" % (before, after))),
-        ["load failing (its init fails)", "load tight (kzalloc fails)"]))
+        "" if good else detail),
+        ["load failing (its init fails)", "load tight (kzalloc fails)",
+         "load multi after the failure"]))
 
     # Every step leaves the mutex unlocked (and locks it only once).
     if not locked:
@@ -966,20 +1062,27 @@ def check_lab5(src, harness, headers):
     # TODO 4: the notifier.
     gone = [s for s in said if " unloaded: " in s]
     want = ["gcov: module multi unloaded: 2 objects unregistered, 3 left"] * 2 + [
-        "gcov: module failing unloaded: 1 object unregistered, 3 left"]
-    freed = [states.get(s, (0, None))[1] for s in
-             ("unload multi", "unload multi again", "load failing (its init fails)")]
+        "gcov: module failing unloaded: 1 object unregistered, 3 left",
+        "gcov: module multi unloaded: 2 objects unregistered, 3 left",
+        "gcov: module minor unloaded: 1 object unregistered, 3 left",
+        "gcov: module lib unloaded: 1 object unregistered, 5 left",
+        "gcov: module nic unloaded: 2 objects unregistered, 3 left"]
+    unloads = ("unload multi", "unload multi again", "load failing (its init fails)",
+               "unload multi after the failure", "unload minor", "unload lib", "unload nic")
+    freed = [states.get(s, (0, None))[1] for s in unloads]
     notifier = "H: module notifier registered" in out
-    good = gone == want and freed == [3, 3, 3] and notifier
+    good = gone == want and freed == [3, 3, 3, 3, 3, 5, 3] and notifier
     checks.append(judged(Check(
-        "a module's objects leave the list and are freed when it goes away", good, 4, "" if good else
-                        "%swant\n  %s\ngot %s; objects allocated after each unload: %s "
-                        "(want 3, 3, 3: kfree() what list_del() takes out)" % (
-                            "" if notifier else "no module notifier was registered; ",
-                            "\n  ".join(want), "; ".join(gone) or "nothing", freed)), ["unload multi", "unload multi again",
-                         "load failing (its init fails)"]))
-    early = [s for step in ("load multi", "load multi again") for s in lines.get(step, [])
-             if " unloaded: " in s]
+        "a module's objects leave the list and are freed when it goes away", good, 4,
+        "" if good else
+        "%swant\n  %s\ngot %s; objects allocated after each unload: %s (want 3, 3, 3, 3, "
+        "3, 5, 3: kfree() what list_del() takes out).  A module's objects are the ones "
+        "whose gcov_info lies in its memory (within_module()): module nic's objects' paths "
+        "do not name it, and module lib's name is in one of nic's paths" % (
+            "" if notifier else "no module notifier was registered; ",
+            "\n  ".join(want), "; ".join(gone) or "nothing", freed)), list(unloads)))
+    loads = [step for step in lines if step.startswith("load ") and "fails)" not in step]
+    early = [s for step in loads for s in lines.get(step, []) if " unloaded: " in s]
     checks.append(judged(Check(
         "only MODULE_STATE_GOING takes objects out", not early, 4,
                         "objects were taken out while the module loaded: %s" %
