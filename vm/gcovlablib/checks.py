@@ -45,30 +45,98 @@ def known_tag(tag):
 
 def records(data):
     """[(tag, payload words)] after the 4-word header; or (error, the tag of
-    the record to blame: a record whose length sends the walk off into
-    words that are no record is to blame, not what follows it)."""
+    the record to blame, its byte): a record whose length sends the walk
+    off into words that are no record is to blame, not what follows it."""
     w = words(data)
-    out, i = [], 4
+    out, i, prev_at = [], 4, None
     while i < len(w):
         prev = out[-1][0] if out else None
         if i + 2 > len(w):
-            return ("a record header is cut off at byte %d" % (4 * i), prev)
+            return ("a record header is cut off at byte %d" % (4 * i), prev, prev_at)
         tag, length = w[i], w[i + 1]
         if not known_tag(tag):
-            return ("byte %d holds 0x%08x, which is no record tag: the record before "
-                    "it%s has the wrong length" % (
-                        4 * i, tag, " (tag 0x%08x)" % prev if prev is not None else ""),
-                    prev if prev is not None else TAG_FUNCTION)
+            return ("byte %d holds 0x%08x, which is no record tag" % (4 * i, tag),
+                    prev if prev is not None else TAG_FUNCTION, prev_at)
         if length % 4:
             return ("the record at byte %d (tag 0x%08x) has a length of %d bytes, "
-                    "not a whole number of words" % (4 * i, tag, length), tag)
+                    "not a whole number of words" % (4 * i, tag, length), tag, 4 * i)
         end = i + 2 + length // 4
         if end > len(w):
             return ("the record at byte %d (tag 0x%08x) claims %d bytes, but the file "
-                    "ends %d bytes later" % (4 * i, tag, length, 4 * (len(w) - i - 2)), tag)
+                    "ends %d bytes later" % (4 * i, tag, length, 4 * (len(w) - i - 2)),
+                    tag, 4 * i)
         out.append((tag, w[i + 2:end]))
+        prev_at = 4 * i
         i = end
     return out
+
+
+def layout(data):
+    """{byte: (what the word at that byte of a well-formed file is, the
+    TODO that writes it)} and {byte of a record: (tag, length)}."""
+    w = words(data)
+    fields = {0: ("the magic", 1), 4: ("the version", 1), 8: ("the stamp", 1),
+              12: ("the checksum word", 1)}
+    starts, i, f = {}, 4, -1
+    while i + 2 <= len(w):
+        tag, length = w[i], w[i + 1]
+        if tag == TAG_FUNCTION:
+            f += 1
+            name, todo = "the FUNCTION record of function %d" % f, 2
+            parts = ["ident", "lineno_checksum", "cfg_checksum"]
+        else:
+            name, todo = "the COUNTER record of type %d of function %d" % (
+                (tag - 0x01a10000) >> 17, f), 3
+            parts = ["value %d, %s word" % (k // 2, "low" if k % 2 == 0 else "high")
+                     for k in range(length // 4)]
+        starts[4 * i] = (tag, length)
+        fields[4 * i] = ("the tag of " + name, todo)
+        fields[4 * i + 4] = ("the length of " + name, todo)
+        for k in range(length // 4):
+            fields[4 * i + 8 + 4 * k] = ("%s of %s" % (
+                parts[k] if k < len(parts) else "word %d" % k, name), todo)
+        i += 2 + length // 4
+    return fields, starts
+
+
+def first_difference(mine, want):
+    """(byte, words that say where mine and want part, the TODO), or None."""
+    a, b = words(mine), words(want)
+    fields, _ = layout(want)
+    for k in range(min(len(a), len(b))):
+        if a[k] != b[k]:
+            what, todo = fields.get(4 * k, ("a word past libgcov's last record", 3))
+            return 4 * k, "byte %d holds 0x%08x where libgcov's file has 0x%08x (%s)" % (
+                4 * k, a[k], b[k], what), todo
+    if len(a) < len(b):
+        what, todo = fields.get(4 * len(a), ("the end", None))
+        return 4 * len(a), "the file ends at byte %d, where libgcov's has %s" % (
+            4 * len(a), what), todo
+    if len(a) > len(b):
+        return 4 * len(b), "%d bytes more than libgcov's file, from byte %d on" % (
+            4 * (len(a) - len(b)), 4 * len(b)), 3
+    return None
+
+
+def parse_failure(error, culprit, at, mine, want):
+    """The detail and TODO of a file whose records do not parse.  'The
+    wrong length' only where the culprit's length word differs from
+    libgcov's; else the words that disagree, and where."""
+    todo = 2 if culprit == TAG_FUNCTION else 3
+    _fields, starts = layout(want)
+    diff = first_difference(mine, want)
+    mw = words(mine)
+    if at is not None and at in starts and starts[at][0] == culprit and at // 4 + 1 < len(mw):
+        length, right = mw[at // 4 + 1], starts[at][1]
+        if length != right:
+            return "%s: the record before it, at byte %d (tag 0x%08x), has the wrong " \
+                "length: %d bytes, libgcov's has %d" % (error, at, culprit, length, right), todo
+        return "%s: the record before it, at byte %d (tag 0x%08x): its length is right " \
+            "(%d bytes), but its words disagree with libgcov's: %s" % (
+                error, at, culprit, length, diff[1] if diff else "?"), todo
+    if diff:
+        return "%s: %s" % (error, diff[1]), diff[2] or todo
+    return error, todo
 
 
 def compare_gcda(mine, want):
@@ -83,9 +151,9 @@ def compare_gcda(mine, want):
                         shown(words(mine)[:4]), shown(words(want)[:4])))]
     got, exp = records(mine), records(want)
     if isinstance(got, tuple):
-        error, culprit = got
-        checks.append(Check("the records after the header parse", False,
-                            2 if culprit == TAG_FUNCTION else 3, error))
+        error, culprit, at = got
+        detail, todo = parse_failure(error, culprit, at, mine, want)
+        checks.append(Check("the records after the header parse", False, todo, detail))
         return checks
     fn_got = [r for r in got if r[0] == TAG_FUNCTION]
     fn_exp = [r for r in exp if r[0] == TAG_FUNCTION]
@@ -111,7 +179,7 @@ def compare_gcda(mine, want):
                          "0x%08x with %d words%s" % (
                              k, a[0], len(a[1]), b[0], len(b[1]),
                              "" if (a[0], len(a[1])) != (b[0], len(b[1])) else
-                             " (the values differ)")
+                             " (the values differ: %s)" % value_difference(a[1], b[1]))
                 break
     checks.append(Check("COUNTER records (tags, lengths, values)", not detail, 3, detail))
     checks.append(Check("the whole file equals libgcov's, normalised", mine == want,
@@ -119,62 +187,146 @@ def compare_gcda(mine, want):
     return checks
 
 
+def value_difference(a, b):
+    """Where two COUNTER payloads part: the first value, both ways."""
+    for k in range(0, min(len(a), len(b)) - 1, 2):
+        x, y = a[k] | a[k + 1] << 32, b[k] | b[k + 1] << 32
+        if x != y:
+            return "value %d is %d (0x%016x), expected %d (0x%016x)%s" % (
+                k // 2, x, x, y, y, "; a value past 2^32 needs all 64 bits" if
+                y >> 32 and x == y & 0xffffffff else "")
+    return "?"
+
+
+# The runs of Lab 6's check: the program's input; the compiler's flags
+# besides the series' CFLAGS_GCOV; GCOVLAB_SCALE, what the harness (and
+# the check, on libgcov's file) multiplies every counter by.  The last
+# run is built with -fprofile-values: arcs and the time profiler (types 0
+# and 7) are active, so ctrs[]'s place and the type differ; its counts
+# pass 2^32.
 INPUTS = [b"the cat sat\non the mat\n", b"", b"one\n\ntwo  words\n"]
+RUNS6 = [(text, [], None) for text in INPUTS] + [
+    (b"one two three four five six seven\nand a short one\n", ["-fprofile-values"],
+     (1 << 32) + 3)]
 
 
 def run(cmd, cwd, stdin=None, env=None):
     return probe(cmd, cwd=cwd, env=env, stdin=stdin, text=False)
 
 
+def scaled(data, k):
+    """A kernel-form .gcda file with every counter value times K (64 bits)."""
+    w = words(data)
+    out, i = w[:4], 4
+    while i + 2 <= len(w):
+        tag, length = w[i], w[i + 1]
+        out += [tag, length]
+        body = w[i + 2:i + 2 + length // 4]
+        if tag != TAG_FUNCTION:
+            for j in range(0, len(body) - 1, 2):
+                v = ((body[j] | body[j + 1] << 32) * k) & ((1 << 64) - 1)
+                body[j], body[j + 1] = v & 0xffffffff, v >> 32
+        out += body
+        i += 2 + length // 4
+    return b"".join(x.to_bytes(4, "little") for x in out)
+
+
+def fault_detail(stderr, want):
+    """What the harness's report of a write outside the buffer means."""
+    m = re.search(r"harness: FAULT (\w+) (-?\d+) (\d+)", stderr)
+    if not m:
+        return None, None
+    step, at, size = m.group(1), int(m.group(2)), int(m.group(3))
+    fields, _ = layout(want)
+    if at < 0 or at >= len(want) + 4096:
+        # no write just past the room: a pointer that leads nowhere
+        return ("the writer touched memory far from any buffer during the %s call: a "
+                "pointer read from the wrong place: ctrs[] holds one entry per active "
+                "counter type, in type order, so the entry of type t is not ctrs[t] "
+                "when a type below t is inactive" % step, 3)
+    what, todo = fields.get(at - at % 4, ("past libgcov's last record", 3))
+    if step == "sizing":
+        return ("the sizing call, gcov_info_to_gcda(info, NULL, 0), wrote byte %d (%s): "
+                "called to measure, with no buffer, it must only count; write each word "
+                "through put_u32(), which stores it only while there is room" % (at, what),
+                todo)
+    return ("the writing call, with the %d bytes the sizing call asked for, wrote byte %d "
+            "(%s): it writes more than it measured, or past the room it was given" % (
+                size, at, what), todo)
+
+
 def check_lab6(gcov_dir, harness, program, normalise, headers):
     """Build wc.c with the student's gcc_12.c (on the stand-in kernel and
-    the kernel headers of HEADERS, standin.py) and with libgcov; compare."""
+    the kernel headers of HEADERS, standin.py) and with libgcov; compare,
+    for each run of RUNS6."""
     # -frandom-seed: the same stamp at every check, so that what a check
     # prints can be compared from one run to the next
     cflags = ["-fprofile-arcs", "-ftest-coverage", "-fno-tree-loop-im",
               "-frandom-seed=gcovlab-check"]
     name = "kernel/gcov/gcc_12.c compiles"
+    source = os.path.join(gcov_dir, "gcc_12.c")
     with tempfile.TemporaryDirectory(prefix="gcovlab-check6.") as tmp:
-        shutil.copy(program, os.path.join(tmp, "wc.c"))
-        for cmd in (["gcc", "-O2"] + cflags + ["-c", "wc.c", "-o", "wc.o"],
-                    ["gcc", "-fprofile-arcs", "wc.o", "-o", "wc-libgcov"]):
-            proc = run(cmd, tmp)
-            if proc.returncode:
-                raise GcovlabError("%s failed:\n%s" % (" ".join(cmd), proc.stderr.decode()))
-        source = os.path.join(gcov_dir, "gcc_12.c")
-        errors, prog = standin.build(headers, [source], [os.path.join(harness, "harness.c")],
-                                     os.path.join(tmp, "series"), ["-O2"], [gcov_dir],
-                                     [os.path.join(tmp, "wc.o")])
-        if errors is not None:
-            return [compile_failure(errors, name, {source: "kernel/gcov/gcc_12.c"}, headers)]
-        shutil.copy(prog, os.path.join(tmp, "wc-series"))
+        builds = {}
+        for extra in sorted({tuple(r[1]) for r in RUNS6}):
+            where = os.path.join(tmp, "values" if extra else "")
+            os.makedirs(where, exist_ok=True)
+            shutil.copy(program, os.path.join(where, "wc.c"))
+            for cmd in (["gcc", "-O2"] + cflags + list(extra) + ["-c", "wc.c", "-o", "wc.o"],
+                        ["gcc", "-fprofile-arcs", "wc.o", "-o", "wc-libgcov"]):
+                proc = run(cmd, where)
+                if proc.returncode:
+                    raise GcovlabError("%s failed:\n%s" % (" ".join(cmd),
+                                                            proc.stderr.decode()))
+            errors, prog = standin.build(headers, [source],
+                                         [os.path.join(harness, "harness.c")],
+                                         os.path.join(where, "series"), ["-O2"], [gcov_dir],
+                                         [os.path.join(where, "wc.o")])
+            if errors is not None:
+                return [compile_failure(errors, name, {source: "kernel/gcov/gcc_12.c"},
+                                        headers)]
+            shutil.copy(prog, os.path.join(where, "wc-series"))
+            builds[extra] = where
         checks = [Check("kernel/gcov/gcc_12.c compiles", True)]
-        gcda = os.path.join(tmp, "wc.gcda")
-        for k, text in enumerate(INPUTS):
-            env = dict(os.environ, GCOVLAB_SUFFIX=".series")
+        for k, (text, extra, factor) in enumerate(RUNS6):
+            where = builds[tuple(extra)]
+            label = "input %d" % (k + 1) if not extra else \
+                "input %d (%s: two counter types; counts times 2^32 + 3)" % (
+                    k + 1, " ".join(extra))
+            gcda = os.path.join(where, "wc.gcda")
             for stale in (gcda, gcda + ".series"):
                 if os.path.exists(stale):
                     os.remove(stale)
-            proc = run(["./wc-series"], tmp, text, env)
-            if not os.path.exists(gcda + ".series"):
-                checks.append(Check("input %d: the writer made a file" % (k + 1), False, None,
-                                    "wc-series exited %d and wrote no wc.gcda.series: %s" % (
-                                        proc.returncode, proc.stderr.decode()[-500:])))
-                return checks
-            run(["./wc-libgcov"], tmp, text)
+            run(["./wc-libgcov"], where, text)
             norm = run(["/usr/bin/python3", normalise, gcda, gcda + ".norm", "--gcno",
-                        os.path.join(tmp, "wc.gcno")], tmp)
+                        os.path.join(where, "wc.gcno")], where)
             if norm.returncode:
                 raise GcovlabError("gcda_normalise.py failed: %s" % norm.stderr.decode())
-            with open(gcda + ".series", "rb") as f:
-                mine = f.read()
             with open(gcda + ".norm", "rb") as f:
                 want = f.read()
+            env = dict(os.environ, GCOVLAB_SUFFIX=".series")
+            if factor:
+                env["GCOVLAB_SCALE"] = str(factor)
+                want = scaled(want, factor)
+            proc = run(["./wc-series"], where, text, env)
+            stderr = proc.stderr.decode(errors="replace")
+            if not os.path.exists(gcda + ".series"):
+                detail, todo = fault_detail(stderr, want)
+                size = re.search(r"harness: SIZE (\d+)", stderr)
+                if size:
+                    detail, todo = ("the sizing call said the image has %s bytes; libgcov's "
+                                    "file has %d: a length or a count read from the wrong "
+                                    "place?" % (size.group(1), len(want)), 3)
+                checks.append(Check("%s: the writer made a file" % label, False, todo,
+                                    detail or "wc-series exited %d and wrote no "
+                                    "wc.gcda.series: %s" % (proc.returncode,
+                                                            stderr[-500:] or "no message")))
+                return checks
+            with open(gcda + ".series", "rb") as f:
+                mine = f.read()
             for c in compare_gcda(mine, want):
-                c.name = "input %d: %s" % (k + 1, c.name)
+                c.name = "%s: %s" % (label, c.name)
                 checks.append(c)
         return checks
-
 
 
 
