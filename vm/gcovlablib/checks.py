@@ -1387,7 +1387,9 @@ def check_lab7(src, harness, headers):
             what = "AddressSanitizer stopped it (%s)%s" % (sanitizer, ": " + why if why else "")
         else:
             what = "exit status %s (a crash: a NULL or freed pointer?)" % status
-        stops.append(Check("gcov_lock is taken and released on every path"
+        stops.append(Check("gcov_lock is held throughout each handler's critical section, "
+                           "taken once" if fail and "not held throughout" in fail.group(1)
+                           else "gcov_lock is taken and released on every path"
                            if fail and "mutex" in fail.group(1) else
                            "the harness runs to its end", False, blame or todo,
                            "with gcov_persist=%s the harness stopped in step '%s': %s" % (

@@ -46,7 +46,12 @@ struct gcov_info {
 	unsigned int checksum;
 	const char *filename;
 	gcov_type counts[NCOUNT];
+	void *functions;	/* a copy's other parts (NULL in GCC's own data) */
 };
+
+/* As the kernel's gcov_info_dup() does: a copy is made of several blocks. */
+#define DUP_FUNCTIONS 48
+#define DUP_PARTS 3
 
 static const char *step = "start";
 static int step_todo;
@@ -143,17 +148,31 @@ void gcov_info_add(struct gcov_info *dst, const struct gcov_info *src)
 		dst->counts[i] += src->counts[i];
 }
 
+/*
+ * In parts, as the kernel's: the structure, its file name and its
+ * functions are separate blocks (any of which can fail), so that a copy
+ * freed with kfree() leaks the others, as it would in the kernel.
+ */
 struct gcov_info *gcov_info_dup(const struct gcov_info *info)
 {
 	size_t len = strlen(info->filename) + 1;
 	struct gcov_info *dup;
+	char *name;
 
 	locked("gcov_info_dup");
-	dup = standin_alloc(sizeof(*dup) + len, 0, 0, STANDIN_KMALLOC);
+	dup = standin_alloc(sizeof(*dup), 0, 0, STANDIN_KMALLOC);
 	if (!dup)
 		return NULL;
 	*dup = *info;
-	dup->filename = memcpy(dup + 1, info->filename, len);
+	name = standin_alloc(len, 0, 0, STANDIN_KMALLOC);
+	dup->functions = standin_alloc(DUP_FUNCTIONS, 0, 1, STANDIN_KMALLOC);
+	if (!name || !dup->functions) {
+		standin_free(name, STANDIN_KMALLOC, "gcov_info_dup");
+		standin_free(dup->functions, STANDIN_KMALLOC, "gcov_info_dup");
+		standin_free(dup, STANDIN_KMALLOC, "gcov_info_dup");
+		return NULL;
+	}
+	dup->filename = memcpy(name, info->filename, len);
 	return dup;
 }
 
@@ -161,6 +180,10 @@ void gcov_info_free(struct gcov_info *info)
 {
 	if (!info)
 		harness_fail("gcov_info_free(NULL): the kernel's reads the object it frees, so NULL oopses");
+	if (!info->functions)
+		harness_fail("gcov_info_free() of GCC's own data (a module's or the kernel's), not of a copy");
+	standin_free(info->functions, STANDIN_KMALLOC, "gcov_info_free");
+	standin_free(info->filename, STANDIN_KMALLOC, "gcov_info_free");
 	standin_free(info, STANDIN_KMALLOC, "gcov_info_free");
 }
 
@@ -312,10 +335,36 @@ struct hfile {
 	struct file f;
 };
 
+static unsigned int takes_before;
+
+/* A handler starts: count its holds of gcov_lock from here. */
+static void before(int todo)
+{
+	fop_todo = todo;
+	takes_before = gcov_lock.takes;
+}
+
+/*
+ * At most one hold of gcov_lock per handler: what one hold read (the
+ * file's state, its data, the image's size) may have changed or gone by
+ * the next, as a module can unload in between.
+ */
+static void one_hold(const char *what)
+{
+	char why[400];
+
+	if (gcov_lock.takes - takes_before > 1) {
+		snprintf(why, sizeof(why), "gcov_lock is not held throughout %s(): it was taken %u times in one call; what was read under one hold (gf->removed, the data, the image's size) may have changed or gone by the next, when a module unloads in between: take it once, for the whole critical section",
+			 what, gcov_lock.takes - takes_before);
+		harness_fail(why);
+	}
+}
+
 static void after(const char *what)
 {
 	char why[120];
 
+	one_hold(what);
 	if (harness_mutexes_held) {
 		snprintf(why, sizeof(why), "a mutex (gcov_lock) is still held when %s() returns",
 			 what);
@@ -335,7 +384,7 @@ static int vfs_open(struct hfile *hf, const char *path, unsigned int mode)
 	hf->f.f_mode = mode;
 	hf->f.f_inode = &hf->d->inode;
 	if (hf->d->fops && hf->d->fops->open) {
-		fop_todo = 1;
+		before(1);
 		err = hf->d->fops->open(&hf->d->inode, &hf->f);
 		if (!err && !hf->f.private_data && hf->d->inode.i_private)
 			harness_fail("open() returned 0 but set no file->private_data, which read(), write() and close() use (a write-only open needs its struct gcov_open too, of size 0)");
@@ -354,7 +403,7 @@ static ssize_t vfs_read(struct hfile *hf, char *buf, size_t len)
 	if (!hf->d->fops->read)
 		return -EINVAL;
 	/* as read(2): the handler moves a copy of the position */
-	fop_todo = 2;
+	before(2);
 	n = hf->d->fops->read(&hf->f, harness_user(buf), len, &pos);
 	after("read");
 	if (n >= 0)
@@ -369,7 +418,7 @@ static ssize_t vfs_write(struct hfile *hf, const char *buf, size_t len)
 
 	if (!(hf->f.f_mode & FMODE_WRITE))
 		return -EBADF;
-	fop_todo = 3;
+	before(3);
 	n = hf->d->fops->write(&hf->f, harness_user(buf), len, &pos);
 	after("write");
 	return n;
@@ -379,7 +428,7 @@ static long long vfs_llseek(struct hfile *hf, long long offset)
 {
 	long long pos;
 
-	fop_todo = 2;
+	before(2);
 	pos = hf->d->fops->llseek(&hf->f, offset, 0);
 	after("llseek");
 	return pos;
@@ -388,7 +437,7 @@ static long long vfs_llseek(struct hfile *hf, long long offset)
 static void vfs_close(struct hfile *hf)
 {
 	if (hf->d->fops && hf->d->fops->release) {
-		fop_todo = 1;
+		before(1);
 		hf->d->fops->release(&hf->d->inode, &hf->f);
 		after("release");
 	}
@@ -402,15 +451,19 @@ static void vfs_close(struct hfile *hf)
 static void open_while_removed(struct dentry *d)
 {
 	struct file f = { .f_mode = FMODE_READ, .f_inode = &d->inode };
-	int err;
+	unsigned int outer = takes_before, start = gcov_lock.takes;
+	int todo = fop_todo, err;
 
-	fop_todo = 1;
+	/* another process's open(): its holds are its own, not the remover's */
+	before(1);
 	err = d->fops->open(&d->inode, &f);
 	if (gcov_lock.held)
 		harness_fail("gcov_lock is still held when open() of a file that is going away returns");
+	one_hold("open");
 	if (!err && f.private_data)
 		d->fops->release(&d->inode, &f);
-	fop_todo = 0;
+	fop_todo = todo;
+	takes_before = outer + (gcov_lock.takes - start);
 	obs("open-removed", err == -ENOENT,
 	    "open() of %s, which was being removed, returned %d (%s): want -ENOENT",
 	    d->name, err, errname(err));
@@ -584,9 +637,12 @@ struct fake_module {
 
 static void event(struct fake_module *m, unsigned long ev)
 {
+	m->mod.state = ev;
+	takes_before = gcov_lock.takes;
 	if (harness_module_notifier)
 		harness_module_notifier->notifier_call(harness_module_notifier, ev,
 						       &m->mod);
+	one_hold("the module notifier");
 }
 
 static struct fake_module *load(const char *name, const struct obj *objs, int n)
@@ -604,7 +660,9 @@ static struct fake_module *load(const char *name, const struct obj *objs, int n)
 		m->objs[i].version = GCC_12_2;
 		m->objs[i].checksum = objs[i].checksum;
 		m->objs[i].filename = m->names[i];
+		takes_before = gcov_lock.takes;
 		__gcov_init(&m->objs[i]);
+		one_hold("__gcov_init");
 	}
 	event(m, MODULE_STATE_LIVE);
 	return m;
@@ -632,6 +690,7 @@ static void unload(struct fake_module *m)
 #define THIRD "gcov/build/drivers/third.gcda"
 #define PAIR "gcov/build/pair/pair.gcda"
 #define LONE "gcov/build/drivers/lone.gcda"
+#define QUAD "gcov/build/drivers/quad.gcda"
 #define C_SCHED 0x5c4ed001U
 #define C_SORT 0x50470002U
 #define C_DRV 0xd0000003U
@@ -641,6 +700,7 @@ static void unload(struct fake_module *m)
 #define C_THIRD 0x7e1d0006U
 #define C_PAIR 0x9a170007U
 #define C_LONE 0x10e00008U
+#define C_QUAD 0x40ad0009U
 
 static struct gcov_info sched = { GCC_12_2, C_SCHED, "/build/kernel/sched.gcda" };
 static struct gcov_info sort = { GCC_12_2, C_SORT, "/build/lib/./sort.gcda" };
@@ -670,6 +730,14 @@ static const struct obj pair_objs[] = {
 
 static const struct obj lone_objs[] = {
 	{ "/build/drivers/lone.gcda", C_LONE },
+};
+
+static const struct obj quad_objs[] = {
+	{ "/build/drivers/quad.gcda", C_QUAD },
+};
+
+static const struct obj nomem_objs[] = {
+	{ "/build/drivers/nomem.gcda", 0x4e0e000aU },
 };
 
 static long boot(const char *persist)
@@ -758,24 +826,31 @@ static void open_nomem(void)
 	    err, errname(err), before, harness_allocated);
 }
 
-/* The sum of two copies is an allocation too: either may fail. */
+/*
+ * The sum of two copies is made of allocations too (a copy in parts, as
+ * the kernel's gcov_info_dup() makes it): each may fail, one at a time,
+ * until open() makes no more than were let through.
+ */
 static void two_copies_nomem(void)
 {
 	int skip;
 
 	begin("an open of a two-copy file that cannot allocate", 1);
-	for (skip = 0; skip < 2; skip++) {
+	for (skip = 0; skip < 16; skip++) {
 		long before = harness_allocated;
 		struct hfile hf;
-		int err;
+		int err, unused;
 
 		harness_allocs_before_failing = skip;
 		harness_failing_allocs = 1;
 		err = vfs_open(&hf, SHARED, FMODE_READ);
+		unused = harness_failing_allocs;
 		harness_failing_allocs = 0;
 		harness_allocs_before_failing = 0;
 		if (!err)
 			vfs_close(&hf);
+		if (unused)
+			return;	/* open() made fewer allocations: each one was tried */
 		obs("open-nomem", err == -ENOMEM && harness_allocated == before,
 		    "%s, two copies: with allocation %d of open() failing, it returned %d (%s; want -ENOMEM) and allocations went from %ld to %ld",
 		    SHARED, skip + 1, err, errname(err), before, harness_allocated);
@@ -822,7 +897,8 @@ static long long counts_of(const struct gcov_info *info)
 
 static void modules(void)
 {
-	struct fake_module *drv, *other, *third, *p1, *p2, *lone;
+	struct fake_module *drv, *other, *third, *p1, *p2, *lone, *q1, *q2;
+	long ghosted;
 	struct hfile a;
 
 	begin("load two modules that share an object", 1);
@@ -878,8 +954,12 @@ static void modules(void)
 	work(&p1->objs[0], 3);
 	work(&p2->objs[0], 4);
 	unload(p1);
+	ghosted = harness_allocated;
 	expect("reset-ghost", PAIR, C_PAIR, 7, 4096);
 	write_to("reset-ghost", PAIR, 1);
+	obs("reset-ghost", harness_allocated == ghosted - DUP_PARTS,
+	    "allocations: %ld with the ghost of module p1, %ld once a write to %s dropped it (want %ld): a ghost is a copy in %d parts, which gcov_info_free() frees, kfree() does not",
+	    ghosted, harness_allocated, PAIR, ghosted - DUP_PARTS, DUP_PARTS);
 	obs("reset-ghost", lookup(PAIR), "a write to %s removed it, but module p2 still has a copy loaded",
 	    PAIR);
 	expect("reset-ghost", PAIR, C_PAIR, 0, 4096);
@@ -894,6 +974,18 @@ static void modules(void)
 	unload(lone);
 	harness_failing_allocs = 0;
 	expect_gone("ghost-nomem", LONE);
+
+	begin("unload a copy with no memory for its ghost, another copy loaded", 4);
+	q1 = load("q1", quad_objs, 1);
+	q2 = load("q2", quad_objs, 1);
+	work(&q1->objs[0], 3);
+	work(&q2->objs[0], 4);
+	harness_failing_allocs = 1;
+	unload(q1);
+	harness_failing_allocs = 0;
+	expect("ghost-nomem", QUAD, C_QUAD, 4, 4096);
+	unload(q2);
+	expect("ghost-nomem", QUAD, C_QUAD, 4, 4096);
 
 	begin("a reader while the file goes", 1);
 	unload(drv);
@@ -910,6 +1002,36 @@ static void modules(void)
 	obs("write-removed", vfs_write(&a, "1", 1) == -ENOENT,
 	    "a write() through a file opened before the file went must fail with ENOENT");
 	vfs_close(&a);
+}
+
+/*
+ * Each allocation of an open() failing in turn, then the file going (its
+ * module unloads; gcov_persist=0 keeps no ghost): what a failed open()
+ * kept, a reference to the file above all, keeps the file's memory.
+ */
+static void nomem_then_gone(void)
+{
+	long before = harness_allocated;
+	struct fake_module *m = load("nomem", nomem_objs, 1);
+	int skip, err = 0, unused = 0;
+	struct hfile hf;
+
+	for (skip = 0; skip < 16 && !unused; skip++) {
+		harness_allocs_before_failing = skip;
+		harness_failing_allocs = 1;
+		err = vfs_open(&hf, "gcov/build/drivers/nomem.gcda", FMODE_READ);
+		unused = harness_failing_allocs;
+		harness_failing_allocs = 0;
+		harness_allocs_before_failing = 0;
+		if (!err)
+			vfs_close(&hf);
+		else if (err != -ENOMEM)
+			break;
+	}
+	unload(m);
+	obs("open-nomem", harness_allocated == before && (unused || err == -ENOMEM),
+	    "open() of a module's file failed for want of memory (returning %s), then the module and its file went (gcov_persist=0): allocations went from %ld to %ld; a failed open() must give back all it took, the reference to the file (kref_get) too, or the file is never freed",
+	    errname(err), before, harness_allocated);
 }
 
 static void no_persist(void)
@@ -930,6 +1052,9 @@ static void no_persist(void)
 	expect_open("p0-reader", &a, C_DRV, 4,
 		    "a reader that opened " DRV " before its module went");
 	vfs_close(&a);
+
+	begin("an open that cannot allocate, then its file goes", 1);
+	nomem_then_gone();
 
 	begin("load drv again without persistence", 0);
 	drv = load("drv", drv_objs, 2);
