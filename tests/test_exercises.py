@@ -167,6 +167,8 @@ def test_a_plausible_mistake_is_caught_with_its_todo(series, number, mistake, tm
     assert failed, "the mistake was not caught"
     assert failed[0].todo == mistake["todo"] and mistake["check"] in failed[0].name, \
         [(c.name, c.todo, c.detail) for c in failed]
+    # where the key says so, the words the detail must have (a blame's why)
+    assert mistake.get("detail", "") in failed[0].detail, failed[0].detail
 
 
 def test_every_exercise_lists_a_mistake_for_each_todo():

@@ -112,3 +112,5 @@ def test_a_plausible_mistake_is_caught_with_its_todo(series, mistake, checked):
     assert failed, "the mistake was not caught"
     assert failed[0].todo == mistake["todo"] and mistake["check"] in failed[0].name, \
         [(c.name, c.todo) for c in failed]
+    # where the key says so, the words the detail must have (a blame's why)
+    assert mistake.get("detail", "") in failed[0].detail, failed[0].detail

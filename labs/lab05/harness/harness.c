@@ -176,6 +176,10 @@ static const struct module_desc tight = {
 	"tight", { GCC_12_2 }, { "/build/tight/tight.gcda" }, 1
 };
 
+static const struct module_desc pre = {
+	"pre", { GCC_12_2 }, { "/build/pre/pre.gcda" }, 1
+};
+
 static const struct module_desc failing = {
 	"failing", { GCC_12_2 }, { "/build/failing/probe.gcda" }, 1
 };
@@ -221,7 +225,7 @@ static void modules_only(void)
 
 int main(int argc, char **argv)
 {
-	struct loaded *m, *f, *n, *l;
+	struct loaded *m, *f, *n, *l, *p;
 	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -248,12 +252,14 @@ int main(int argc, char **argv)
 	m = load("load multi again", &multi, false);
 	unload("unload multi again", m);
 	load("load failing (its init fails)", &failing, true);
+	p = load("load pre (before a failure)", &pre, false);
 	harness_failing_allocs = 1;
 	m = load("load tight (kzalloc fails)", &tight, false);
 	harness_failing_allocs = 0;
 	unload("unload tight", m);
 	m = load("load multi after the failure", &multi, false);
 	unload("unload multi after the failure", m);
+	unload("unload pre", p);
 	m = load("load minor (another GCC 12 release)", &minor, false);
 	unload("unload minor", m);
 	n = load("load nic", &nic, false);
