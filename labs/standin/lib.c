@@ -109,30 +109,27 @@ void kfree_const(const void *x)
 	kfree(x);
 }
 
-void *memdup_user(const void __user *src, size_t len)
+/* memdup_user() and vmemdup_user(): P is what their allocator gave. */
+static void *filled_from_user(void *p, const void __user *src, size_t len,
+			      void (*release)(const void *))
 {
-	void *p = kmalloc(len, GFP_USER);
-
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 	if (copy_from_user(p, src, len)) {
-		kfree(p);
+		release(p);
 		return ERR_PTR(-EFAULT);
 	}
 	return p;
 }
 
+void *memdup_user(const void __user *src, size_t len)
+{
+	return filled_from_user(kmalloc(len, GFP_USER), src, len, kfree);
+}
+
 void *vmemdup_user(const void __user *src, size_t len)
 {
-	void *p = kvmalloc(len, GFP_USER);
-
-	if (!p)
-		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(p, src, len)) {
-		kvfree(p);
-		return ERR_PTR(-EFAULT);
-	}
-	return p;
+	return filled_from_user(kvmalloc(len, GFP_USER), src, len, kvfree);
 }
 
 void *memdup_user_nul(const void __user *src, size_t len)

@@ -25,30 +25,38 @@
 #define SLAB_ACCOUNT 0x04000000U
 #define SLAB_RECLAIM_ACCOUNT 0x00020000U
 
-static inline void *kmalloc(size_t size, gfp_t flags)
-{
-	return standin_alloc(size, (__force unsigned int)flags,
-			     !!(flags & __GFP_ZERO), STANDIN_KMALLOC);
+/*
+ * The four calls of each allocator family, made by one macro: kmalloc()
+ * and the others starting with "k" give STANDIN_KMALLOC memory; kvmalloc()
+ * and the others starting with "kv" give STANDIN_VMALLOC memory (here
+ * kvmalloc() always gives what vmalloc() would, so a kfree() of it is
+ * caught).  An n * size that overflows gives NULL, as in the kernel.
+ */
+#define STANDIN_ALLOC_FAMILY(p, kind)					\
+static inline void *p##malloc(size_t size, gfp_t flags)		\
+{									\
+	return standin_alloc(size, (__force unsigned int)flags,		\
+			     !!(flags & __GFP_ZERO), kind);		\
+}									\
+static inline void *p##zalloc(size_t size, gfp_t flags)		\
+{									\
+	return p##malloc(size, flags | __GFP_ZERO);			\
+}									\
+static inline void *p##malloc_array(size_t n, size_t size, gfp_t flags) \
+{									\
+	size_t bytes;							\
+									\
+	if (unlikely(check_mul_overflow(n, size, &bytes)))		\
+		return NULL;						\
+	return p##malloc(bytes, flags);					\
+}									\
+static inline void *p##calloc(size_t n, size_t size, gfp_t flags)	\
+{									\
+	return p##malloc_array(n, size, flags | __GFP_ZERO);		\
 }
 
-static inline void *kzalloc(size_t size, gfp_t flags)
-{
-	return kmalloc(size, flags | __GFP_ZERO);
-}
-
-static inline void *kmalloc_array(size_t n, size_t size, gfp_t flags)
-{
-	size_t bytes;
-
-	if (unlikely(check_mul_overflow(n, size, &bytes)))
-		return NULL;
-	return kmalloc(bytes, flags);
-}
-
-static inline void *kcalloc(size_t n, size_t size, gfp_t flags)
-{
-	return kmalloc_array(n, size, flags | __GFP_ZERO);
-}
+STANDIN_ALLOC_FAMILY(k, STANDIN_KMALLOC)
+STANDIN_ALLOC_FAMILY(kv, STANDIN_VMALLOC)
 
 #define kmalloc_node(size, flags, node) kmalloc(size, flags)
 #define kzalloc_node(size, flags, node) kzalloc(size, flags)
@@ -83,32 +91,6 @@ static inline void * __must_check krealloc_array(void *p, size_t n, size_t size,
 	if (unlikely(check_mul_overflow(n, size, &bytes)))
 		return NULL;
 	return krealloc(p, bytes, flags);
-}
-
-/* kvmalloc() may give vmalloc'd memory: here it always does. */
-static inline void *kvmalloc(size_t size, gfp_t flags)
-{
-	return standin_alloc(size, (__force unsigned int)flags,
-			     !!(flags & __GFP_ZERO), STANDIN_VMALLOC);
-}
-
-static inline void *kvzalloc(size_t size, gfp_t flags)
-{
-	return kvmalloc(size, flags | __GFP_ZERO);
-}
-
-static inline void *kvmalloc_array(size_t n, size_t size, gfp_t flags)
-{
-	size_t bytes;
-
-	if (unlikely(check_mul_overflow(n, size, &bytes)))
-		return NULL;
-	return kvmalloc(bytes, flags);
-}
-
-static inline void *kvcalloc(size_t n, size_t size, gfp_t flags)
-{
-	return kvmalloc_array(n, size, flags | __GFP_ZERO);
 }
 
 #define kvmalloc_node(size, flags, node) kvmalloc(size, flags)
