@@ -27,16 +27,8 @@ int _printk(const char *fmt, ...)
 	return n;
 }
 
-int __warn_printk(const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = standin_vprintk(fmt, ap);
-	va_end(ap);
-	return n;
-}
+/* WARN()'s message: the same output. */
+int __warn_printk(const char *fmt, ...) __alias(_printk);
 
 char *kvasprintf(gfp_t gfp, const char *fmt, va_list ap)
 {
@@ -269,55 +261,57 @@ int __sysfs_match_string(const char * const *array, size_t n, const char *str)
 	return -EINVAL;
 }
 
-/* The VFS's helpers for handlers (fs/libfs.c, fs/read_write.c). */
-ssize_t simple_read_from_buffer(void __user *to, size_t count, loff_t *ppos,
-				const void *from, size_t available)
+/*
+ * The VFS's helpers for handlers (fs/libfs.c, fs/read_write.c).  Each
+ * moves the bytes of a COUNT-byte access at *PPOS that fall in a buffer of
+ * AVAILABLE bytes: span_in_buffer() says how many (negative for a bad
+ * position; 0 past the end, or for an empty access).
+ */
+static ssize_t span_in_buffer(loff_t pos, size_t count, size_t available)
 {
-	loff_t pos = *ppos;
-
 	if (pos < 0)
 		return -EINVAL;
 	if (pos >= available || !count)
 		return 0;
-	if (count > available - pos)
-		count = available - pos;
-	if (copy_to_user(to, from + pos, count))
+	return min_t(size_t, count, available - pos);
+}
+
+ssize_t simple_read_from_buffer(void __user *to, size_t count, loff_t *ppos,
+				const void *from, size_t available)
+{
+	ssize_t n = span_in_buffer(*ppos, count, available);
+
+	if (n <= 0)
+		return n;
+	if (copy_to_user(to, from + *ppos, n))
 		return -EFAULT;
-	*ppos = pos + count;
-	return count;
+	*ppos += n;
+	return n;
 }
 
 ssize_t simple_write_to_buffer(void *to, size_t available, loff_t *ppos,
 			       const void __user *from, size_t count)
 {
-	loff_t pos = *ppos;
+	ssize_t n = span_in_buffer(*ppos, count, available);
 
-	if (pos < 0)
-		return -EINVAL;
-	if (pos >= available || !count)
-		return 0;
-	if (count > available - pos)
-		count = available - pos;
-	if (copy_from_user(to + pos, from, count))
+	if (n <= 0)
+		return n;
+	if (copy_from_user(to + *ppos, from, n))
 		return -EFAULT;
-	*ppos = pos + count;
-	return count;
+	*ppos += n;
+	return n;
 }
 
 ssize_t memory_read_from_buffer(void *to, size_t count, loff_t *ppos,
 				const void *from, size_t available)
 {
-	loff_t pos = *ppos;
+	ssize_t n = span_in_buffer(*ppos, count, available);
 
-	if (pos < 0)
-		return -EINVAL;
-	if (pos >= available)
-		return 0;
-	if (count > available - pos)
-		count = available - pos;
-	memcpy(to, from + pos, count);
-	*ppos = pos + count;
-	return count;
+	if (n <= 0)
+		return n;
+	memcpy(to, from + *ppos, n);
+	*ppos += n;
+	return n;
 }
 
 loff_t generic_file_llseek_size(struct file *file, loff_t offset, int whence,
