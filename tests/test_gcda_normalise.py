@@ -130,13 +130,14 @@ def program(request, tmp_path_factory):
     return workdir, build(workdir, PROGRAMS[request.param])
 
 
-def normalise_cli(tmp_path, data, gcno=None, name="in.gcda"):
+def normalise_cli(tmp_path, data, gcno=None, name="in.gcda", mainline=False):
     src = tmp_path / name
     src.write_bytes(data)
     out = tmp_path / "out.gcda"
     if out.exists():
         out.unlink()
     cmd = [TOOL, str(src), str(out)] + (["--gcno", str(gcno)] if gcno else [])
+    cmd += ["--mainline"] if mainline else []
     proc = subprocess.run(cmd, text=True, capture_output=True)
     return proc, (out.read_bytes() if out.exists() else None)
 
@@ -155,10 +156,10 @@ def gcov_report(workdir, stem, data):
 # --- the libgcov file really is different -------------------------------
 
 def test_libgcov_files_differ_as_documented(program):
-    """libgcov's files have what the normaliser removes: a checksum, an
-    OBJECT_SUMMARY record, an end marker, and (somewhere) an all-zero
-    COUNTERS record written with a negative length; the model's have none
-    of it."""
+    """libgcov's files have what the normaliser removes: an OBJECT_SUMMARY
+    record, an end marker, and (somewhere) an all-zero COUNTERS record
+    written with a negative length; the model's have none of it.  Both
+    write the object's checksum in the header (the series since v3)."""
     workdir, files = program
     negative = 0
     for stem, (libgcov, kernel) in files.items():
@@ -166,7 +167,7 @@ def test_libgcov_files_differ_as_documented(program):
         assert g.checksum != 0 and g.summary is not None and g.end_marker
         negative += g.negative
         k = gn.parse_gcda(kernel, stem)
-        assert k.checksum == 0 and k.summary is None and not k.end_marker
+        assert k.checksum == g.checksum and k.summary is None and not k.end_marker
         assert k.negative == 0
         assert libgcov != kernel
     assert negative, "no never-run function: the test would prove little"
@@ -186,6 +187,20 @@ def test_normalised_equals_kernel_model(program, tmp_path):
             assert out == kernel, "%s (--gcno %s) differs" % (stem, gcno)
 
 
+def test_checksum_kept_unless_mainline(program, tmp_path):
+    """Without --mainline the header keeps libgcov's checksum (the series
+    writes it since v3); with it, the word is 0, as mainline writes it;
+    nothing else differs."""
+    _, files = program
+    for stem, (libgcov, _) in files.items():
+        _, series = normalise_cli(tmp_path, libgcov)
+        _, mainline = normalise_cli(tmp_path, libgcov, mainline=True)
+        checksum = gn.parse_gcda(libgcov, stem).checksum
+        assert gn.parse_gcda(series, stem).checksum == checksum != 0
+        assert gn.parse_gcda(mainline, stem).checksum == 0
+        assert series[:12] == mainline[:12] and series[16:] == mainline[16:]
+
+
 def test_normalised_is_a_fixed_point(program):
     """Normalising a file that is already in the kernel's form changes
     nothing."""
@@ -202,15 +217,15 @@ def test_kernel_written_file_is_a_fixed_point():
 
 
 def test_gcov_dump_reads_the_result(program, tmp_path):
-    """gcov-dump reads the normalised file: checksum 0, no summary, no
-    all-zero shorthand, one FUNCTION record per function."""
+    """gcov-dump reads the normalised file: libgcov's checksum, no
+    summary, no all-zero shorthand, one FUNCTION record per function."""
     _, files = program
     for stem, (libgcov, _) in files.items():
         _, out = normalise_cli(tmp_path, libgcov)
         path = tmp_path / (stem + ".gcda")
         path.write_bytes(out)
         dump = run(["gcov-dump", "-l", str(path)], tmp_path).stdout
-        assert ":checksum 0\n" in dump
+        assert ":checksum %d\n" % gn.parse_gcda(libgcov, stem).checksum in dump
         assert "OBJECT_SUMMARY" not in dump and "(all zero)" not in dump
         assert dump.count("FUNCTION") == len(gn.parse_gcda(libgcov, stem).functions)
         assert "mismatch" not in dump and "unread" not in dump

@@ -3,13 +3,11 @@
 """Rewrite a .gcda file written by GCC 12's libgcov into the form the kernel
 writes (docs/gcda-format.rst explains both).
 
-    gcda_normalise.py IN.gcda OUT.gcda [--gcno X.gcno]
+    gcda_normalise.py IN.gcda OUT.gcda [--gcno X.gcno] [--mainline]
 
-libgcov and the kernel write the same records with four differences, and
+libgcov and the kernel write the same records with three differences, and
 this tool removes them:
 
-  * the header's checksum word: libgcov writes the object's checksum, the
-    kernel 0;
   * libgcov writes an OBJECT_SUMMARY record (tag 0xa1000000) after the
     header, the kernel none;
   * libgcov ends the file with a zero word, the kernel just stops;
@@ -17,6 +15,11 @@ this tool removes them:
     and the negative length -8*n, with no values; the kernel writes the n
     zero values.  The count n is in that negative length, so no other
     file is needed for it.
+
+The header's checksum word is kept: libgcov and the series (since v3)
+both write the object's checksum there.  Mainline 6.1 writes 0; with
+--mainline the tool writes 0 too, for a byte comparison with mainline's
+file.
 
 libgcov can also write a FUNCTION record of length 0, with nothing after
 it, for a function whose description it does not own (GCC's "key" field
@@ -389,10 +392,12 @@ def fill_from_notes(g, stamp, notes, gcda_name, gcno_name):
 
 # --- writing -------------------------------------------------------------
 
-def kernel_form(g):
-    """The bytes the kernel writes for the same data."""
+def kernel_form(g, mainline=False):
+    """The bytes the kernel writes for the same data (mainline: with the
+    header's checksum word 0, as mainline 6.1 writes it)."""
     e = g.endian
-    out = [struct.pack(e + "4I", GCDA_MAGIC, g.version, g.stamp, 0)]
+    out = [struct.pack(e + "4I", GCDA_MAGIC, g.version, g.stamp,
+                       0 if mainline else g.checksum)]
     for f in g.functions:
         out.append(struct.pack(e + "5I", TAG_FUNCTION, FUNCTION_LENGTH,
                                f.ident, f.lineno_checksum, f.cfg_checksum))
@@ -403,7 +408,7 @@ def kernel_form(g):
     return b"".join(out)
 
 
-def normalise(data, name="input", gcno=None, gcno_name="notes"):
+def normalise(data, name="input", gcno=None, gcno_name="notes", mainline=False):
     """Return the kernel form of the .gcda bytes in data (FormatError if
     they are not acceptable)."""
     g = parse_gcda(data, name)
@@ -416,21 +421,25 @@ def normalise(data, name="input", gcno=None, gcno_name="notes"):
                 "%s: FUNCTION record of length 0 at byte %d: libgcov wrote "
                 "no identifiers and no counters for it; give --gcno with the "
                 "object's .gcno so that they can be filled in" % (name, f.offset))
-    return kernel_form(g)
+    return kernel_form(g, mainline)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="gcda_normalise.py",
         description="Rewrite a GCC 12 libgcov .gcda file into the form the "
-                    "kernel writes: header checksum 0, no OBJECT_SUMMARY, no "
-                    "end marker, all-zero counter records written in full.")
+                    "kernel writes: no OBJECT_SUMMARY, no end marker, all-zero "
+                    "counter records written in full.")
     parser.add_argument("input", metavar="IN.gcda")
     parser.add_argument("output", metavar="OUT.gcda")
     parser.add_argument("--gcno", metavar="X.gcno",
                         help="notes file of the same compilation: check the "
                              "data against it and fill in zero-length "
                              "FUNCTION records")
+    parser.add_argument("--mainline", action="store_true",
+                        help="write the header's checksum word as 0, as "
+                             "mainline 6.1 does (the series and libgcov "
+                             "write the object's checksum)")
     args = parser.parse_args(argv)
     me = os.path.basename(sys.argv[0]) if argv is None else "gcda_normalise.py"
     try:
@@ -440,7 +449,7 @@ def main(argv=None):
         if args.gcno:
             with open(args.gcno, "rb") as f:
                 notes = f.read()
-        out = normalise(data, args.input, notes, args.gcno)
+        out = normalise(data, args.input, notes, args.gcno, args.mainline)
     except (OSError, FormatError) as err:
         print("%s: %s" % (me, err), file=sys.stderr)
         return 1

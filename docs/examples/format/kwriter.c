@@ -14,9 +14,10 @@
  * list of the objects' gcov_info, __gcov_merge_add() does nothing, and
  * __gcov_exit(), called by every object's destructor when the program
  * ends, writes each object's .gcda to the name GCC compiled in, in the
- * form the kernel writes it: header with checksum 0, then for each
- * function a FUNCTION record followed by one COUNTERS record per active
- * counter type, every value written out, and no summary or end marker.
+ * form the series writes it (v3): header with the object's checksum,
+ * then for each function a FUNCTION record followed by one COUNTERS
+ * record per active counter type, every value written out, and no
+ * summary or end marker.
  *
  * The structures are GCC 12's (docs/gcov-info-layout.rst); the file
  * refuses to build with any other compiler release.
@@ -102,7 +103,7 @@ static int write_object(const struct info *info)
 	put32(f, DATA_MAGIC);
 	put32(f, info->version);
 	put32(f, info->stamp);
-	put32(f, 0);				/* checksum */
+	put32(f, info->checksum);		/* mainline 6.1 writes 0 */
 	for (fn = 0; fn < info->n_functions; fn++) {
 		const struct fn_info *fi = info->functions[fn];
 		const struct ctr_info *ci = fi->ctrs;
