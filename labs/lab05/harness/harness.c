@@ -3,8 +3,10 @@
  * Lab 5's check: the series' kernel/gcov/base.c run as a host program.
  *
  * The harness plays the kernel's part in the order a booting and running
- * kernel calls the registry: the built-in objects' constructors, the
- * core and late initcalls, then modules that load (MODULE_STATE_COMING,
+ * kernel calls the registry: the built-in objects' constructors (before
+ * the allocator and the mutexes may be used: on UML the C library runs
+ * them before start_kernel(), so nothing may be allocated or locked
+ * then), the core and late initcalls, then modules that load (MODULE_STATE_COMING,
  * their objects' __gcov_init(), MODULE_STATE_LIVE) and unload
  * (MODULE_STATE_GOING), whose memory is then freed. It prints what base.c
  * prints, after each GCC 12 object it keeps whether the kept structure
@@ -22,16 +24,23 @@
 #include "standin.h"
 #include "gcov.h"
 
-/* What base.c sees through gcov_info_version() and gcov_info_filename(). */
+/*
+ * What base.c sees through gcov_info_version(), gcov_info_filename() and
+ * the link it queues early objects by (gcov_info_next(), _link()).
+ */
 struct gcov_info {
 	unsigned int version;
 	const char *filename;
+	struct gcov_info *next;
 };
 
 #define GCC_12_2 0x4232322aU	/* "B22*" */
 #define GCC_11_3 0x4231332aU	/* "B13*" */
 #define GCC_13_1 0x4233312aU	/* "B31*" */
 #define GCC_9_3 0x4139332aU	/* "A93*" */
+
+/* base.c's lock: the harness sees how often it was taken. */
+extern struct mutex gcov_lock;
 
 static const char *step = "start";
 
@@ -49,6 +58,16 @@ unsigned int gcov_info_version(const struct gcov_info *info)
 const char *gcov_info_filename(const struct gcov_info *info)
 {
 	return info->filename;
+}
+
+struct gcov_info *gcov_info_next(const struct gcov_info *info)
+{
+	return info->next;
+}
+
+void gcov_info_link(struct gcov_info *info, struct gcov_info *next)
+{
+	info->next = next;
 }
 
 static void begin(const char *name)
@@ -226,6 +245,7 @@ static void modules_only(void)
 int main(int argc, char **argv)
 {
 	struct loaded *m, *f, *n, *l, *p;
+	unsigned long seq;
 	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -236,11 +256,19 @@ int main(int argc, char **argv)
 	begin("boot constructors");
 	for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
 		init_object(&builtin[i]);
+	if (harness_alloc_seq || gcov_lock.takes)
+		harness_fail("__gcov_init() allocated or took gcov_lock before the initcalls");
 	end();
 	begin("core initcall");
+	seq = harness_alloc_seq;
 	standin_run_initcalls(STANDIN_CORE);
 	printf("H: module notifier %s\n",
 	       harness_module_notifier ? "registered" : "not registered");
+	/* The objects queued at boot are registered now. */
+	for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+		printf("H: kept %s %s\n", builtin[i].filename,
+		       standin_holds_pointer(seq, &builtin[i]) ?
+		       "points-at-info" : "no-pointer");
 	end();
 	begin("late initcall");
 	standin_run_initcalls(STANDIN_LATE);
