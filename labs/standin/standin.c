@@ -12,6 +12,7 @@
 #include "standin.h"
 
 int harness_mutexes_held;
+unsigned long harness_mutex_takes;
 long harness_allocated;
 int harness_failing_allocs;
 int harness_allocs_before_failing;

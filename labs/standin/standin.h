@@ -39,6 +39,8 @@ void harness_fail(const char *why) __attribute__((noreturn));
 
 /* Locks (mutexes and spinlocks) held now, by the one thread there is. */
 extern int harness_mutexes_held;
+/* How many times any mutex was taken, since the program started. */
+extern unsigned long harness_mutex_takes;
 /* Blocks the code has allocated and not freed. */
 extern long harness_allocated;
 /* How many allocations to fail, after letting this many through. */

@@ -39,9 +39,6 @@ struct gcov_info {
 #define GCC_13_1 0x4233312aU	/* "B31*" */
 #define GCC_9_3 0x4139332aU	/* "A93*" */
 
-/* base.c's lock: the harness sees how often it was taken. */
-extern struct mutex gcov_lock;
-
 static const char *step = "start";
 
 void harness_fail(const char *why)
@@ -256,8 +253,8 @@ int main(int argc, char **argv)
 	begin("boot constructors");
 	for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
 		init_object(&builtin[i]);
-	if (harness_alloc_seq || gcov_lock.takes)
-		harness_fail("__gcov_init() allocated or took gcov_lock before the initcalls");
+	if (harness_alloc_seq || harness_mutex_takes)
+		harness_fail("__gcov_init() allocated or locked before the initcalls");
 	end();
 	begin("core initcall");
 	seq = harness_alloc_seq;

@@ -30,6 +30,7 @@ static inline void mutex_lock(struct mutex *m)
 		harness_fail("mutex_lock() of a mutex this thread holds: deadlock");
 	m->held = 1;
 	m->takes++;
+	harness_mutex_takes++;
 	harness_mutexes_held++;
 }
 
