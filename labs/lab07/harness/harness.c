@@ -47,6 +47,7 @@ struct gcov_info {
 	const char *filename;
 	gcov_type counts[NCOUNT];
 	void *functions;	/* a copy's other parts (NULL in GCC's own data) */
+	struct gcov_info *next;	/* base.c's queue of objects seen at boot */
 };
 
 /* As the kernel's gcov_info_dup() does: a copy is made of several blocks. */
@@ -126,6 +127,16 @@ const char *gcov_info_filename(const struct gcov_info *info)
 unsigned int gcov_info_version(const struct gcov_info *info)
 {
 	return info->version;
+}
+
+struct gcov_info *gcov_info_next(const struct gcov_info *info)
+{
+	return info->next;
+}
+
+void gcov_info_link(struct gcov_info *info, struct gcov_info *next)
+{
+	info->next = next;
 }
 
 bool gcov_info_same_object(const struct gcov_info *a, const struct gcov_info *b)
