@@ -71,3 +71,42 @@ def test_checkpatch_strict(tree, path):
     # allowed warning.
     assert [w for w in warnings if MAINTAINERS_WARNING not in w] == []
     assert set(checks) <= ACCEPTED_CHECKS
+
+
+def added_lines(path):
+    """The lines a patch adds to the kernel tree (its diff, not its message)."""
+    with open(path, encoding="utf-8") as f:
+        diff = f.read().split("\n---\n", 1)[1]
+    return [line[1:] for line in diff.splitlines()
+            if line.startswith("+") and not line.startswith("+++")]
+
+
+@pytest.mark.parametrize("path", PATCHES, ids=os.path.basename)
+def test_the_kernel_lines_speak_of_the_kernel_alone(path):
+    """v3: the series is a kernel series; what it adds to the tree does not
+    mention the labs built around it (v2's EFI and real-mode Makefile
+    comments did)."""
+    lab = [line for line in added_lines(path) if re.search(r"(?<![\w-])labs?(?![\w-])", line, re.I)]
+    assert lab == [], "%s adds lines that speak of the labs:\n%s" % (
+        os.path.basename(path), "\n".join(lab))
+
+
+def test_no_page_of_the_tree_names_mainline_options():
+    """v3: every page of Documentation/ that names mainline's
+    CONFIG_GCOV_KERNEL in the baseline is changed by the series to name
+    its own option (v2 left KUnit's running_tips.rst as it was)."""
+    named = git("grep", "-l", "CONFIG_GCOV_KERNEL", "gcovlab-baseline", "--",
+                "Documentation").split()
+    named = [n.split(":", 1)[1] for n in named]
+    assert named, "the baseline names CONFIG_GCOV_KERNEL nowhere: the test proves nothing"
+    removed = set()
+    for path in PATCHES:
+        with open(path, encoding="utf-8") as f:
+            diff = f.read().split("\n---\n", 1)[1]
+        for part in re.split(r"^diff --git a/", diff, flags=re.M)[1:]:
+            name = part.split(" ", 1)[0]
+            if any(line.startswith("-") and "CONFIG_GCOV_KERNEL" in line
+                   for line in part.splitlines()):
+                removed.add(name)
+    assert set(named) <= removed, "still naming CONFIG_GCOV_KERNEL: %s" % (
+        ", ".join(sorted(set(named) - removed)))
