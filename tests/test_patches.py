@@ -86,7 +86,8 @@ def test_the_kernel_lines_speak_of_the_kernel_alone(path):
     """v3: the series is a kernel series; what it adds to the tree does not
     mention the labs built around it (v2's EFI and real-mode Makefile
     comments did)."""
-    lab = [line for line in added_lines(path) if re.search(r"(?<![\w-])labs?(?![\w-])", line, re.I)]
+    lab = [line for line in added_lines(path)
+           if re.search(r"(?<![\w-])labs?(?![\w-])", line, re.I)]
     assert lab == [], "%s adds lines that speak of the labs:\n%s" % (
         os.path.basename(path), "\n".join(lab))
 
