@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""tools/mutation-check.py - put each bug that series v2 fixed back into the
-series, one at a time, and show that the test written for it fails.
+"""tools/mutation-check.py - put each bug that series v2 and v3 fixed back
+into the series, one at a time, and show that the test written for it fails.
 
   tools/mutation-check.py [--list] [NAME...]
 
@@ -16,7 +16,10 @@ if any mutation survived or could not be applied.
 Bug 1 (debugfs removal under gcov_lock) is not a one-line change: the
 Lab 11 page and tests/debug put it back with labs/lab11/v1-remove-under-
 lock.patch.  Bug 8 (three copies of the image per open) is measured against
-v1 itself, not mutated.
+v1 itself, not mutated.  Bugs 11 and up are v3's (issue 30): 11 is its item
+1 (UML: registration before the allocator), 17 its item 7 (the smaller
+findings); the UML kernel itself runs in "make check-debug"
+(tests/debug/test_series_uml.py).
 """
 
 import argparse
@@ -59,6 +62,16 @@ MUTATIONS = {
     "reset-unreadable": (
         9, "0006", "\t.read = gcov_reset_read,\n", "\t/* no .read */\n",
         "tests/labs/test_lab07_debugfs.py::test_same_name_objects_are_summed_and_tree_copies"),
+    "ctor-allocates": (
+        11, "0005", "\tif (gcov_ready) {\n", "\tif (1) {\n",
+        "tests/unit/test_host_mistakes.py::test_the_series_passes"),
+    "checksum-zero": (
+        17, "0004", "\tput_u32(&w, info->checksum);\n", "\tput_u32(&w, 0);\n",
+        "tests/test_format_host.py::test_never_run_function_is_written_in_full"),
+    "silent-nomem": (
+        17, "0005", '\t\tpr_warn("%s: out of memory: not registered\\n",\n',
+        '\t\tpr_debug("%s: out of memory: not registered\\n",\n',
+        "tests/unit/test_host_mistakes.py::test_the_series_passes"),
 }
 
 
