@@ -25,12 +25,16 @@ set -eu
 #   python3-sphinx python3-sphinx-rtd-theme graphviz   the documentation site
 #   python3-matplotlib       the charts of the Performance page (drawn at build)
 #   chromium chromium-driver python3-selenium          the page check
+#   gcc-11 clang-15       Debian's other compilers: the tests build with them
+#                         to show the compiler guard and the version check
+#                         refusing the real thing (nothing is built with them
+#                         otherwise)
 #   the script linter, package shellcheck
 PACKAGES="make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio kmod ccache pkg-config
 linux-source-6.1 xz-utils git qemu-system-x86 busybox-static lcov gcovr
 python3 python3-pytest python3-ply python3-git python3-sphinx python3-sphinx-rtd-theme graphviz
 python3-matplotlib
-chromium chromium-driver python3-selenium shellcheck"
+chromium chromium-driver python3-selenium shellcheck gcc-11 clang-15"
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=

@@ -132,10 +132,10 @@ def test_kernel_objects_follow_the_rule(lab4):
 
 # ---- the compiler guard ----------------------------------------------------
 
-def guard_compile(tmp_path, *defines):
+def guard_compile(tmp_path, *defines, cc="gcc"):
     src = tmp_path / "t.c"
     src.write_text('#include "gcc_version.h"\nint gcovlab_guard_test;\n')
-    cmd = ["gcc", "-I", os.path.join(TREE, "include"), "-I",
+    cmd = [cc, "-I", os.path.join(TREE, "include"), "-I",
            os.path.join(TREE, "kernel", "gcov"), *defines, "-c", str(src), "-o",
            str(tmp_path / "t.o")]
     return subprocess.run(cmd, text=True, capture_output=True)
@@ -157,6 +157,42 @@ def test_guard_fires_for_other_versions(lab4, tmp_path, major, minor):
     assert re.search(r"error: GCC %s\.%s\.\d+ found but kernel gcov support "
                      r"implements the gcov_info layout of GCC 12 only" % (major, minor),
                      proc.stderr), proc.stderr
+
+
+def other_compiler(cc):
+    """Debian 12's other compilers, which ./setup.sh installs for these tests."""
+    path = shutil.which(cc)
+    assert path, "%s is not installed: ./setup.sh installs it (apt-get install %s)" % (cc, cc)
+    return path
+
+
+@pytest.mark.parametrize("cc,found", [("gcc-11", r"GCC 11\.\d+\.\d+"),
+                                      ("clang-15", r"clang 15\.\d+")])
+def test_guard_refuses_debians_other_compilers(lab4, tmp_path, cc, found):
+    # The real compilers, not predefined macros: each names itself.
+    proc = guard_compile(tmp_path, cc=other_compiler(cc))
+    assert proc.returncode != 0
+    assert re.search(r"error: %s found but kernel gcov support implements the "
+                     r"gcov_info layout of GCC 12 only" % found, proc.stderr), proc.stderr
+
+
+def test_guard_stops_gcc_11_on_the_kernel_file(lab4, tmp_path):
+    # kernel/gcov/base.o compiled by gcc-11 with the command line kbuild
+    # used for it (the option gcc-11 lacks left out, as kbuild's cc-option
+    # would): the build is forced past the Kconfig gate, and the guard stops it.
+    other_compiler("gcc-11")
+    with open(os.path.join(BUILD, "kernel", "gcov", ".base.o.cmd"), encoding="utf-8") as f:
+        line = f.readline()
+    cmd = line.split(" := ", 1)[1].split()
+    cmd = cmd[cmd.index("-nostdinc"):]
+    cmd = [a for a in cmd if not a.startswith(("-Wp,-MMD", "-ftrivial-auto-var-init"))]
+    out = cmd.index("-o")
+    cmd[out + 1] = str(tmp_path / "base.o")
+    proc = subprocess.run(["gcc-11"] + cmd, cwd=BUILD, text=True, capture_output=True)
+    assert proc.returncode != 0
+    assert re.search(r"gcc_version\.h:\d+:\d+: error: GCC 11\.\d+\.\d+ found but kernel "
+                     r"gcov support implements the gcov_info layout of GCC 12 only",
+                     proc.stderr), proc.stderr[-3000:]
 
 
 def test_guard_fires_in_the_kernel_build(lab4, tmp_path):

@@ -13,6 +13,7 @@ the host in a worktree of the kernel tree with the whole series applied
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -80,6 +81,15 @@ def test_profile_not_offered_with_other_gcc(series, tmp_path, version):
     cc = fake_gcc(tmp_path, version)
     config = configure(series, tmp_path / "b", cc=cc, enable=["GCOV_PROFILE"])
     assert "CONFIG_GCC_VERSION=%d%02d00" % version in config, "the fake compiler was not seen"
+    assert "CONFIG_GCOV_PROFILE=y" not in config
+
+
+def test_profile_not_offered_with_real_gcc_11(series, tmp_path):
+    # Debian 12's gcc-11 (./setup.sh installs it), not a fake: the Kconfig
+    # gate hides the option.
+    assert shutil.which("gcc-11"), "gcc-11 is not installed: ./setup.sh installs it"
+    config = configure(series, tmp_path / "b", cc="gcc-11", enable=["GCOV_PROFILE"])
+    assert re.search(r"^CONFIG_GCC_VERSION=110\d00$", config, re.M), "gcc-11 was not seen"
     assert "CONFIG_GCOV_PROFILE=y" not in config
 
 
