@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A module compiled by Debian's gcc-11 (tests/data/gcc11-mod), loaded into
+"""A module compiled by Debian's gcc-11 (labs/lab05/gcc11, Lab 5's step 4), loaded into
 a kernel built by GCC 12: the series and mainline 6.1 side by side.
 
 - The series (Lab 5's kernel) refuses the object at load, by name, with
@@ -22,9 +22,9 @@ import shutil
 import struct
 import subprocess
 
-from conftest import DATA, gcovlab
+from conftest import REPO, gcovlab
 
-MODULE = os.path.join(DATA, "gcc11-mod")
+MODULE = os.path.join(REPO, "labs", "lab05", "gcc11")
 WORKLOAD = os.path.join(MODULE, "workload.sh")
 GCC_11_VERSION = re.compile(r"0x4231(3[0-9])2a")      # "B1x*": GCC 11.x
 

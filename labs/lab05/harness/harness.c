@@ -261,8 +261,9 @@ int main(int argc, char **argv)
 	standin_run_initcalls(STANDIN_CORE);
 	printf("H: module notifier %s\n",
 	       harness_module_notifier ? "registered" : "not registered");
-	/* The objects queued at boot are registered now. */
-	for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+	/* The objects queued at boot are registered now, if at all. */
+	for (i = 0; harness_alloc_seq > seq &&
+	     i < sizeof(builtin) / sizeof(builtin[0]); i++)
 		printf("H: kept %s %s\n", builtin[i].filename,
 		       standin_holds_pointer(seq, &builtin[i]) ?
 		       "points-at-info" : "no-pointer");
