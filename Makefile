@@ -5,7 +5,8 @@
 #   make check     the whole test suite (closing line: N passed, N failed), in
 #                  two pytest processes at once (tools/check.py)
 #   make check-debug  Lab 11 on the debug kernels: its runs and its page (series,
-#                  mainline and mainline with its fix: three more kernel builds)
+#                  mainline and mainline with its fix: three more kernel builds),
+#                  and the series on user-mode Linux (one more: ARCH=um)
 #   make html      the documentation site in _build/html (sphinx -W)
 #   make bench     time demo, edit -> report, lab switch, the transfer, atomic
 #                  counters: min/median/max of 5 runs (BENCH='--runs 3 --cold';
