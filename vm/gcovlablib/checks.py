@@ -673,6 +673,8 @@ ATOMIC = "-fprofile-update=prefer-atomic"
 # than the kernel's own compiles would.
 MODEL10 = """include %(src)s/scripts/Kbuild.include
 include %(src)s/scripts/Makefile.compiler
+# the lab kernel's configuration: the series tests the flag only with it
+CONFIG_GCOV_PROFILE := y
 CC := %(cc)s
 NM := nm
 KBUILD_CPPFLAGS := -D__KERNEL__
