@@ -47,6 +47,17 @@ def run_file(name, ext):
     return os.path.join(work_root(), "%s.%s%s" % (name, STREAM + "." if STREAM else "", ext))
 
 
+def other_compiler(*programs):
+    """Debian 12's other compilers (gcc-11, gcov-11, clang-15), which the
+    tests use as the real thing and ./setup.sh installs: the first
+    program's path, or a failure that says how to get them."""
+    missing = [p for p in programs if not shutil.which(p)]
+    assert not missing, "%s not installed: ./setup.sh installs them (apt-get install %s)" % (
+        ", ".join(missing), " ".join(sorted({"gcc-11" if "11" in p else "clang-15"
+                                            for p in missing})))
+    return shutil.which(programs[0])
+
+
 def ok(proc):
     assert proc.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (
         proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])

@@ -22,16 +22,11 @@ import shutil
 import struct
 import subprocess
 
-from conftest import REPO, gcovlab
+from conftest import REPO, gcovlab, other_compiler
 
 MODULE = os.path.join(REPO, "labs", "lab05", "gcc11")
 WORKLOAD = os.path.join(MODULE, "workload.sh")
 GCC_11_VERSION = re.compile(r"0x4231(3[0-9])2a")      # "B1x*": GCC 11.x
-
-
-def gcc_11():
-    assert shutil.which("gcc-11") and shutil.which("gcov-11"), (
-        "gcc-11 is not installed: ./setup.sh installs it (apt-get install gcc-11)")
 
 
 def console(out):
@@ -40,7 +35,7 @@ def console(out):
 
 
 def test_the_series_refuses_a_gcc_11_module_by_name(tmp_path):
-    gcc_11()
+    other_compiler("gcc-11", "gcov-11")
     out = tmp_path / "series"
     proc = gcovlab("run", "--lab", "5", "--module", MODULE, "--workload", WORKLOAD,
                    "--out", out)
@@ -57,7 +52,7 @@ def test_the_series_refuses_a_gcc_11_module_by_name(tmp_path):
 
 
 def test_mainline_takes_gcc_11_data_that_no_gcov_reads(tmp_path):
-    gcc_11()
+    other_compiler("gcc-11", "gcov-11")
     out = tmp_path / "mainline"
     proc = gcovlab("run", "--mainline", "--module", MODULE, "--workload", WORKLOAD,
                    "--out", out)

@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from conftest import DATA, DRIVER, REPO, gcovlab, ok, work_root
+from conftest import DATA, DRIVER, REPO, gcovlab, ok, other_compiler, work_root
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
 from gcovlablib import kbuild  # noqa: E402
@@ -157,13 +157,6 @@ def test_guard_fires_for_other_versions(lab4, tmp_path, major, minor):
     assert re.search(r"error: GCC %s\.%s\.\d+ found but kernel gcov support "
                      r"implements the gcov_info layout of GCC 12 only" % (major, minor),
                      proc.stderr), proc.stderr
-
-
-def other_compiler(cc):
-    """Debian 12's other compilers, which ./setup.sh installs for these tests."""
-    path = shutil.which(cc)
-    assert path, "%s is not installed: ./setup.sh installs it (apt-get install %s)" % (cc, cc)
-    return path
 
 
 @pytest.mark.parametrize("cc,found", [("gcc-11", r"GCC 11\.\d+\.\d+"),

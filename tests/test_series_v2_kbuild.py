@@ -20,7 +20,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, ok, gcovlab, work_root
+from conftest import REPO, ok, gcovlab, other_compiler, work_root
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
 from gcovlablib import checks  # noqa: E402
@@ -87,7 +87,7 @@ def test_profile_not_offered_with_other_gcc(series, tmp_path, version):
 def test_profile_not_offered_with_real_gcc_11(series, tmp_path):
     # Debian 12's gcc-11 (./setup.sh installs it), not a fake: the Kconfig
     # gate hides the option.
-    assert shutil.which("gcc-11"), "gcc-11 is not installed: ./setup.sh installs it"
+    other_compiler("gcc-11")
     config = configure(series, tmp_path / "b", cc="gcc-11", enable=["GCOV_PROFILE"])
     assert re.search(r"^CONFIG_GCC_VERSION=110\d00$", config, re.M), "gcc-11 was not seen"
     assert "CONFIG_GCOV_PROFILE=y" not in config
