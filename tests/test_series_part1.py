@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from conftest import DATA, DRIVER, REPO, gcovlab, ok, other_compiler, work_root
+from conftest import DATA, REPO, gcovlab, ok, other_compiler, work_root
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
 from gcovlablib import kbuild  # noqa: E402
@@ -66,10 +66,12 @@ def module_make(src, tmp, *make_args, env_extra=None):
     return flags
 
 
-def expected(obj, directory, profile_all):
-    """The rule of the series: the first of GCOV_<obj>.o, GCOV and
-    PROFILE_ALL that is set decides; a value starting with n means no."""
-    for value in (obj, directory, profile_all):
+def expected(obj, directory, default):
+    """The rule of patch 0003: the first of GCOV_<obj>.o, the directory's
+    GCOV and a GCOV given on make's command line (the default) that is set
+    decides; a value starting with n means no.  (Patch 0010 adds
+    CONFIG_GCOV_PROFILE_ALL as the last default.)"""
+    for value in (obj, directory, default):
         if value:
             return not value.startswith("n")
     return False
@@ -79,20 +81,22 @@ VALUES = {"y": "y", "n": "n", "u": ""}
 OBJECTS = ["d%s_o%s.o" % (d, o) for d in "ynu" for o in "ynu"]
 
 
-def table(profile_all, directory_override=None):
+def table(default):
     want = {}
     for name in OBJECTS:
         d, o = name[1], name[4]
-        directory = VALUES[d] if directory_override is None else directory_override
-        want[name] = expected(VALUES[o], directory, profile_all)
+        want[name] = expected(VALUES[o], VALUES[d], default)
     return want
 
 
-@pytest.mark.parametrize("profile_all", ["", "y"])
-def test_precedence_table(lab4, tmp_path, profile_all):
-    args = ["CONFIG_GCOV_PROFILE_ALL=y"] if profile_all else []
+@pytest.mark.parametrize("default", ["", "y", "n"])
+def test_precedence_table(lab4, tmp_path, default):
+    # "make M=... GCOV=y modules" (what gcovlab runs) is a default: the
+    # module's per-object and per-directory settings, in its Kbuild file
+    # and its subdirectories' (d?_o?.o), still win over it.
+    args = ["GCOV=" + default] if default else []
     got = module_make(os.path.join(DATA, "precedence"), str(tmp_path), *args)
-    want = table(profile_all)
+    want = table(default)
     assert {k: got.get(k) for k in want} == want
     # The module's .mod.o (modpost's glue) is never instrumented.
     mods = {k: v for k, v in got.items() if k.endswith(".mod.o")}
@@ -108,25 +112,24 @@ def test_environment_gcov_is_ignored(lab4, tmp_path, value):
     assert {k: got.get(k) for k in OBJECTS} == table("")
 
 
-def test_command_line_gcov_counts(lab4, tmp_path):
-    # make's command line beats every "GCOV := n" of a Kbuild file; only a
-    # per-object setting still wins.  This is what "M=... GCOV=y" relies on.
-    got = module_make(os.path.join(DATA, "precedence"), str(tmp_path), "GCOV=y")
-    assert {k: got.get(k) for k in OBJECTS} == table("", directory_override="y")
-
-
 def test_kernel_objects_follow_the_rule(lab4):
-    # Nothing in the lab kernel asks for profiling: no object got the flags,
-    # and the stub itself was built.  (.gcno files of earlier, profiled
-    # builds of the same directory may remain: kbuild never deletes them.)
+    # Nothing in the lab kernel asks for profiling: no object linked into
+    # it got the flags, and the stub itself was built.  (Objects, .cmd and
+    # .gcno files of later lab states built in the same directory remain,
+    # patch 0008's profiled test object among them: kbuild never deletes
+    # them, so only what vmlinux.a links counts.)
     assert os.path.exists(os.path.join(BUILD, "kernel", "gcov", "base.o"))
-    cmds = glob.glob(os.path.join(BUILD, "**", ".*.o.cmd"), recursive=True)
-    assert len(cmds) > 300
+    linked = [os.path.relpath(os.path.join(BUILD, p), BUILD) for p in subprocess.run(
+        ["ar", "t", os.path.join(BUILD, "vmlinux.a")], text=True, capture_output=True,
+        check=True).stdout.split()]
+    assert len(linked) > 300 and "kernel/gcov/base.o" in linked
     profiled = []
-    for path in cmds:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            if "-fprofile-arcs" in f.readline():
-                profiled.append(path)
+    for obj in linked:
+        d, f = os.path.split(obj)
+        with open(os.path.join(BUILD, d, "." + f + ".cmd"), encoding="utf-8",
+                  errors="replace") as cmd:
+            if "-fprofile-arcs" in cmd.readline():
+                profiled.append(obj)
     assert profiled == []
 
 

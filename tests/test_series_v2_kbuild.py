@@ -130,9 +130,22 @@ def test_no_link_without_gcov_profile(series, prepared):
     assert not os.path.lexists(prepared / "lib" / "ctype.gcda")
 
 
-def test_gcov_links_with_relative_module_dir(series, prepared, tmp_path):
+@pytest.fixture(scope="module")
+def prepared_gcov(series, tmp_path_factory):
+    """An x86_64 build directory with CONFIG_GCOV_PROFILE (make gcov_links
+    does nothing without it, since v3), prepared."""
+    out = tmp_path_factory.mktemp("gcov") / "b"
+    config = configure(series, out, enable=["GCOV_PROFILE"])
+    assert "CONFIG_GCOV_PROFILE=y" in config
+    subprocess.run(MAKE + ["-C", series, "O=" + str(out), "-j2", "prepare"], check=True,
+                   capture_output=True)
+    return out
+
+
+def test_gcov_links_with_relative_module_dir(series, prepared_gcov, tmp_path):
     """make gcov_links M=<relative dir>: the link names the module's real
     directory under GCOV_DATA_DIR."""
+    prepared = prepared_gcov
     mod = tmp_path / "relmod"
     mod.mkdir()
     (mod / "x.gcno").write_bytes(b"oncg")

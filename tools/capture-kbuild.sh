@@ -8,16 +8,18 @@
 #   tools/capture-kbuild.sh [DEST]     DEST defaults to docs/captures/kbuild
 #
 # DEST/precedence.txt is a table: for each combination of GCOV_foo.o
-# (per object), GCOV (per directory) and CONFIG_GCOV_PROFILE_ALL, the
-# script writes the directory's Makefile, runs docs/examples/kbuild/rule.mk on it
-# and reports what make decided for foo.o.  "unset" means the Makefile
-# has no such line, "(empty)" a line that assigns nothing.
+# (per object), GCOV (per directory), a GCOV given on make's command
+# line (which a directory's make sees as KBUILD_GCOV, see rule.mk) and
+# CONFIG_GCOV_PROFILE_ALL, the script writes the directory's Makefile,
+# runs docs/examples/kbuild/rule.mk on it and reports what make decided
+# for foo.o.  "unset" means the Makefile (or the environment) has no such
+# variable, "(empty)" a line that assigns nothing.
 #
 # DEST/origin.txt (docs/examples/kbuild/origin.mk) and DEST/rule.txt (rule.mk)
 # hold commands, each after "$ ", and what they printed.
 # They run in a temporary directory with copies of the two models and
 # two directories: plain/ (an empty Makefile) and boot/ (GCOV := n, as
-# arch/x86/boot/Makefile would say it in the series).
+# arch/x86/boot/Makefile says it in the series).
 
 set -eu
 
@@ -37,12 +39,13 @@ cp docs/examples/kbuild/rule.mk docs/examples/kbuild/origin.mk "$tmp/"
 
 # Start from a clean slate: none of the variables under study may come
 # from the environment of whoever runs the script.
-unset GCOV MAKEFLAGS MAKELEVEL CONFIG_GCOV_PROFILE_ALL
+unset GCOV KBUILD_GCOV MAKEFLAGS MAKELEVEL CONFIG_GCOV_PROFILE_ALL
 
 # --- precedence table ---------------------------------------------------
 
-# row OBJ DIR ALL: one line of the table; each argument is a value,
-# "unset" or "(empty)"
+# row OBJ DIR CMD ALL: one line of the table; each argument is a value,
+# "unset" or "(empty)".  CMD is "make GCOV=CMD", which reaches the
+# directory's make as KBUILD_GCOV in its environment.
 row() {
 	d=$tmp/row
 	rm -rf "$d"
@@ -59,32 +62,40 @@ row() {
 	*) echo "GCOV := $2" >>"$d/Makefile" ;;
 	esac
 	all=
-	[ "$3" = unset ] || all=$3
-	out=$(cd "$tmp" && make -s -f rule.mk DIR=row CONFIG_GCOV_PROFILE_ALL="$all") ||
-		die "make failed for row: $*"
+	[ "$4" = unset ] || all=$4
+	out=$(
+		cd "$tmp" || exit
+		[ "$3" = unset ] || export KBUILD_GCOV="$3"
+		make -s -f rule.mk DIR=row CONFIG_GCOV_PROFILE_ALL="$all"
+	) || die "make failed for row: $*"
 	case $out in
 	"foo.o: instrumented"*) result=yes ;;
 	"foo.o: not instrumented") result=no ;;
 	*) die "unexpected output for row $*: $out" ;;
 	esac
-	printf '%-12s %-9s %-13s %s\n' "$1" "$2" "$3" "$result" >>"$dest/precedence.txt"
+	printf '%-12s %-9s %-13s %-13s %s\n' "$1" "$2" "$3" "$4" "$result" >>"$dest/precedence.txt"
 }
 
-printf '%-12s %-9s %-13s %s\n' GCOV_foo.o GCOV PROFILE_ALL instrumented \
+printf '%-12s %-9s %-13s %-13s %s\n' GCOV_foo.o GCOV KBUILD_GCOV PROFILE_ALL instrumented \
 	>"$dest/precedence.txt"
-row unset unset unset
-row unset unset y
-row unset y unset
-row y unset unset
-row unset n y
-row y n y
-row n y y
-row n unset y
-row "(empty)" n y
-row unset "(empty)" y
-row unset no y
-row unset N y
-row yes unset unset
+row unset unset unset unset
+row unset unset unset y
+row unset unset y unset
+row unset y unset unset
+row y unset unset unset
+row unset n unset y
+row unset n y unset
+row y n unset y
+row n y unset y
+row n unset unset y
+row n unset y unset
+row unset y n unset
+row unset unset n y
+row "(empty)" n unset y
+row unset "(empty)" unset y
+row unset no unset y
+row unset N unset y
+row yes unset unset unset
 
 # --- origin -------------------------------------------------------------
 
@@ -109,13 +120,19 @@ run origin "GCOV=gcov-12 make -s -f origin.mk DIR=plain SUB=1"
 run origin "GCOV=gcov-12 make -s -f origin.mk DIR=boot"
 run origin "make -s -f origin.mk DIR=boot SUB=1 GCOV=y"
 run origin "GCOV=y make -e -s -f origin.mk DIR=boot"
+run origin "make -s -f origin.mk DIR=plain SUB=1 GCOV=y TOP=overrides"
+run origin "make -s -f origin.mk DIR=plain SUB=1 GCOV=y TOP=unexport"
+run origin "make -s -f origin.mk DIR=plain SUB=1 GCOV=y TOP=kbuild"
+run origin "make -s -f origin.mk DIR=boot SUB=1 GCOV=y TOP=kbuild"
 
 : >"$dest/rule.txt"
 run rule "GCOV=gcov-12 make -s -f rule.mk DIR=plain"
 run rule "GCOV=gcov-12 make -s -f rule.mk DIR=plain CONFIG_GCOV_PROFILE_ALL=y"
 run rule "make -s -f rule.mk DIR=boot CONFIG_GCOV_PROFILE_ALL=y"
+run rule "KBUILD_GCOV=y make -s -f rule.mk DIR=plain"
+run rule "KBUILD_GCOV=y make -s -f rule.mk DIR=boot"
+run rule "KBUILD_GCOV=n make -s -f rule.mk DIR=plain CONFIG_GCOV_PROFILE_ALL=y"
 run rule "make -s -f rule.mk DIR=boot GCOV=y"
-run rule "echo 'GCOV_foo.o := n' >>boot/Makefile && make -s -f rule.mk DIR=boot GCOV=y"
-run rule "sed -i /GCOV_foo/d boot/Makefile && GCOV=gcov-12 make -e -s -f rule.mk DIR=boot CONFIG_GCOV_PROFILE_ALL=y"
+run rule "GCOV=gcov-12 make -e -s -f rule.mk DIR=boot CONFIG_GCOV_PROFILE_ALL=y"
 
 printf '%s: captures written to %s\n' "$me" "$dest"

@@ -52,6 +52,7 @@ SECOND = [
     "tests/test_gcda_normalise.py",
     "tests/test_stress_summary.py",
     "tests/test_series_v2_kbuild.py",
+    "tests/test_series_v3_kbuild.py",
     "tests/test_faults.py",
     "tests/test_e2e.py",
     "tests/test_mainline_fix.py",

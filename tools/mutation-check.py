@@ -17,8 +17,11 @@ Bug 1 (debugfs removal under gcov_lock) is not a one-line change: the
 Lab 11 page and tests/debug put it back with labs/lab11/v1-remove-under-
 lock.patch.  Bug 8 (three copies of the image per open) is measured against
 v1 itself, not mutated.  Bugs 11 and up are v3's (issue 30): 11 is its item
-1 (UML: registration before the allocator), 17 its item 7 (the smaller
-findings); the UML kernel itself runs in "make check-debug"
+1 (UML: registration before the allocator), 13 its item 3 (KUnit on the
+data GCC built), 14 to 16 its items 4 to 6
+(kbuild: a symlinked tree with a relative M=, gcov_links' gating and
+regular .gcda files, the command-line GCOV and lpfc), 17 its item 7 (the
+smaller findings); the UML kernel itself runs in "make check-debug"
 (tests/debug/test_series_uml.py).
 """
 
@@ -48,7 +51,7 @@ MUTATIONS = {
         "\tdepends on CC_IS_GCC\n",
         "tests/test_series_v2_kbuild.py::test_profile_not_offered_with_other_gcc"),
     "compile-test": (
-        4, "0003", "\tdepends on !COMPILE_TEST\n", "\tdepends on !COMPILE_TEST || y\n",
+        4, "0010", "\tdepends on !COMPILE_TEST\n", "\tdepends on !COMPILE_TEST || y\n",
         "tests/test_series_v2_kbuild.py::test_profile_all_not_with_compile_test"),
     "link-always": (
         5, "0009", "ifdef CONFIG_GCOV_PROFILE\n", "ifeq (,)\n",
@@ -72,6 +75,66 @@ MUTATIONS = {
         17, "0005", '\t\tpr_warn("%s: out of memory: not registered\\n",\n',
         '\t\tpr_debug("%s: out of memory: not registered\\n",\n',
         "tests/unit/test_host_mistakes.py::test_the_series_passes"),
+    # item 3: a wrong gcov_info layout (one counter type too many): the
+    # KUnit cases on made-up objects still pass, those that read the
+    # object GCC built (kernel/gcov/test_profiled.o) do not
+    "counters-9": (
+        13, "0004", "#define GCOV_COUNTERS\t\t8\n", "#define GCOV_COUNTERS\t\t9\n",
+        "tests/labs/test_lab07_debugfs.py::test_kunit_suite_passes"),
+    # item 4: the link's directory came from the shell's "cd", which dash
+    # does on the logical path: a relative M= through a symlinked tree
+    # gave "can't cd" and a link to $(GCOV_DATA_DIR)/x.gcda
+    "link-cd": (
+        14, "0009",
+        '\t\tln -sfn "$(call gcov-data-name,$(gcov-gcda))" $(gcov-gcda); \\\n',
+        '\t\tln -sfn "$(GCOV_DATA_DIR)$$(cd $(@D) && pwd)/$(@F:.o=.gcda)" $(gcov-gcda); \\\n',
+        "tests/test_series_v3_kbuild.py::test_link_of_module_built_through_symlink"),
+    "links-cd": (
+        14, "0009",
+        '\t\t\tln -sfn "$$data$${gcda\\#"$(gcov-links-dir)"}" "$$gcda"; \\\n',
+        '\t\t\tln -sfn "$(GCOV_DATA_DIR)$$(cd "$${gcda%/*}" && pwd)/$${gcda\\#\\#*/}" "$$gcda"; \\\n',
+        "tests/test_series_v3_kbuild.py::test_gcov_links_of_module_through_symlink"),
+    # make's $(CURDIR) (or $(shell pwd), which make runs without a shell:
+    # /bin/pwd prints the physical directory) is not what GCC prefixes
+    "physical-cwd": (
+        14, "0009", 'KBUILD_GCOV_CWD := $(shell echo "$$PWD")\n',
+        "KBUILD_GCOV_CWD := $(CURDIR)\n",
+        "tests/test_series_v3_kbuild.py::test_link_of_kernel_object_through_symlink"),
+    # item 5: gcov_links ran without CONFIG_GCOV_PROFILE (UML's CONFIG_GCOV
+    # objects got links over libgcov's files) ...
+    "links-ungated": (
+        15, "0009", "ifneq ($(CONFIG_GCOV_PROFILE),y)\n", "ifneq (,)\n",
+        "tests/test_series_v3_kbuild.py::test_gcov_links_without_gcov_profile"),
+    # ... and "ln -sfn" replaced a regular .gcda, in the build ...
+    "build-replaces-file": (
+        15, "0009", "\tif [ -L $(gcov-gcda) ] || [ ! -e $(gcov-gcda) ]; then \\\n",
+        "\tif true; then \\\n",
+        "tests/test_series_v3_kbuild.py::test_rebuild_keeps_regular_gcda"),
+    # ... and in make gcov_links
+    "links-replace-file": (
+        15, "0009", '\t\telif [ -L "$$gcda" ] || [ ! -e "$$gcda" ]; then \\\n',
+        "\t\telif true; then \\\n",
+        "tests/test_series_v3_kbuild.py::test_gcov_links_keeps_regular_gcda"),
+    # item 6: a command-line GCOV reached the sub-makes as a command-line
+    # value and beat their GCOV := n ...
+    "cmdline-wins": (
+        16, "0003", "MAKEOVERRIDES := $(filter-out GCOV=%, $(MAKEOVERRIDES))\n",
+        "MAKEOVERRIDES := $(MAKEOVERRIDES)\n",
+        "tests/test_series_v3_kbuild.py::test_command_line_gcov_keeps_module_exclusions"),
+    # ... or, still exported, as an environment value
+    "cmdline-exported": (
+        16, "0003", "unexport GCOV\n", "export GCOV\n",
+        "tests/test_series_v3_kbuild.py::test_command_line_gcov_does_not_reach_sub_makes"),
+    # the default read before the directory's setting
+    "default-first": (
+        16, "0003",
+        "gcov-dir = $(if $(filter environment%,$(origin GCOV)),,$(GCOV))$(KBUILD_GCOV)\n",
+        "gcov-dir = $(KBUILD_GCOV)$(if $(filter environment%,$(origin GCOV)),,$(GCOV))\n",
+        "tests/test_series_v3_kbuild.py::test_command_line_gcov_keeps_module_exclusions"),
+    # lpfc's private switch left on kbuild's name
+    "lpfc-gcov": (
+        16, "0003", "ccflags-$(LPFC_GCOV) += -O0\n", "ccflags-$(GCOV) += -O0\n",
+        "tests/test_series_v3_kbuild.py::test_lpfc_ignores_environment_gcov"),
 }
 
 

@@ -39,7 +39,7 @@ def steps():
     for number, lab in sorted(labs.load().items()):
         if lab["kernel"] != "series":
             continue
-        key = (lab.get("patches"), lab.get("variant"))
+        key = (lab.get("patches"), lab.get("lab_patch"), lab.get("variant"))
         if key in seen:
             continue        # labs 2-4 share one state
         seen.add(key)

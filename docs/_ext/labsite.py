@@ -91,6 +91,8 @@ class LabTable(Generated):
             else:
                 kernel = "series" + (", " + lab["variant"] if lab.get("variant") else "")
                 shown = "0001" if patches == 1 else "0001-%04d" % patches
+                if lab.get("lab_patch"):
+                    shown += " + the lab's own"
             t = times.get(str(n), {}).get("warm")
             needs = ", ".join(":doc:`Lab %d </%s>`" % (d, docname(by)) for d in
                               lab.get("depends", []) for by in load_labs()

@@ -126,6 +126,7 @@ def builtin(at_lab8, tmp_path_factory):
         # Made by the compile rule: init's objects were just rebuilt.
         state["init_links"] = links(os.path.join(kbuild_dir(), "init"))
         state["profiled"] = profiled_objects(kbuild_dir())
+        state["by_rule"] = gcov_links_rule(kbuild_dir())
         # gcov_links goes over the whole build directory: links exactly the
         # profiled objects, and removes links that earlier builds with
         # other flags (or other tests) may have left.
@@ -156,28 +157,59 @@ def builtin(at_lab8, tmp_path_factory):
 
 
 def profiled_objects(top):
-    """Objects whose kbuild command line (.<obj>.o.cmd) has -ftest-coverage.
-    (A .gcno may be left over from an earlier build with other flags, so
-    the command lines are the reliable answer.)"""
+    """Objects linked into vmlinux (vmlinux.a's members) whose kbuild
+    command line (.<obj>.o.cmd) has -ftest-coverage.  (A .gcno, or a whole
+    object with its .cmd, may be left over from an earlier build of
+    another lab state or configuration, so the link and the command lines
+    are the reliable answer.)"""
+    # link-vmlinux.sh links vmlinux.a and init/version-timestamp.o
+    linked = [os.path.relpath(os.path.join(top, p), top) for p in subprocess.run(
+        ["ar", "t", os.path.join(top, "vmlinux.a")], text=True, capture_output=True,
+        check=True).stdout.split()] + ["init/version-timestamp.o"]
+    found = []
+    for obj in linked:
+        d, f = os.path.split(obj)
+        with open(os.path.join(top, d, "." + f + ".cmd"), encoding="utf-8",
+                  errors="replace") as cmd:
+            if "-ftest-coverage" in cmd.readline():
+                found.append(os.path.join(top, obj[:-len(".o")]))
+    return sorted(found)
+
+
+def gcov_links_rule(top):
+    """What patch 0009 documents for make gcov_links: every object with a
+    .gcno whose saved command line (.<obj>.o.cmd) has -ftest-coverage.
+    That includes objects of an earlier configuration of the same build
+    directory that this one no longer builds (their files stay)."""
     found = []
     for d, _s, fs in os.walk(top):
         for f in fs:
-            if f.startswith(".") and f.endswith(".o.cmd") and not f.endswith(".mod.o.cmd"):
-                with open(os.path.join(d, f), encoding="utf-8", errors="replace") as cmd:
-                    if "-ftest-coverage" in cmd.readline():
-                        found.append(os.path.join(d, f[1:-len(".o.cmd")]))
+            if f.endswith(".gcno") and not f.endswith(".mod.gcno"):
+                cmd = os.path.join(d, "." + f[:-len(".gcno")] + ".o.cmd")
+                if os.path.exists(cmd):
+                    with open(cmd, encoding="utf-8", errors="replace") as c:
+                        if "-ftest-coverage" in c.readline():
+                            found.append(os.path.join(d, f[:-len(".gcno")]))
     return sorted(found)
 
 
 def test_builtin_links_exactly_the_profiled_objects(builtin):
     init = os.path.join(kbuild_dir(), "init") + "/"
+    # init's objects, and patch 0008's KUnit test object, which the lab
+    # kernel profiles on its own (GCOV_test_profiled.o := y)
+    kunit = os.path.join(kbuild_dir(), "kernel", "gcov", "test_profiled")
     profiled = builtin["profiled"]
-    assert profiled and all(p.startswith(init) for p in profiled), profiled
+    assert kunit in profiled, profiled
+    assert profiled and all(p.startswith(init) or p == kunit for p in profiled), profiled
     # The compile rule linked init's objects as they were built ...
-    assert sorted(p[:-len(".gcda")] for p in builtin["init_links"]) == profiled
-    # ... and gcov_links leaves links for exactly the profiled objects.
+    assert sorted(p[:-len(".gcda")] for p in builtin["init_links"]) == \
+        [p for p in profiled if p != kunit]
+    # ... and gcov_links leaves links for exactly the objects its rule
+    # names: every profiled object of this kernel, and nothing that was
+    # never compiled with the flags.
     made = builtin["links"]
-    assert sorted(p[:-len(".gcda")] for p in made) == profiled, sorted(made)
+    assert set(profiled) <= set(builtin["by_rule"])
+    assert sorted(p[:-len(".gcda")] for p in made) == builtin["by_rule"], sorted(made)
     for p, target in made.items():
         assert target == DEBUGFS + p
 

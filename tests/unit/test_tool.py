@@ -342,7 +342,7 @@ def test_every_lab_has_a_configuration_and_its_patches():
         config = labs.kernel_config(number)
         assert config in ("mainline", "lab", "lab-all", "lab-smp", "lab-debug"), config
         if lab["kernel"] == "series":
-            assert len(labs.patches(number)) == lab["patches"]
+            assert len(labs.patches(number)) == lab["patches"] + bool(lab.get("lab_patch"))
             assert kbuild.vcpus(config) >= 1
 
 
@@ -551,3 +551,37 @@ def test_kconfig_options_of_the_tree_as_on_disk(tmp_path, monkeypatch):
     assert len(grep_calls) == 3
     with pytest.raises(GcovlabError, match="git grep"):
         workmod.kconfig_options(str(tmp_path))
+
+
+def diffs_by_file(path):
+    """{file: its diff text from "diff --git" on, without the index line}."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read().split("\n-- \n")[0]
+    out = {}
+    for part in text.split("\ndiff --git ")[1:]:
+        name = part.split()[0][2:]
+        out[name] = "\n".join(line for line in part.split("\n")
+                              if not line.startswith("index "))
+    return out
+
+
+def test_lab_patches_are_hunks_of_the_series():
+    """A lab's own patch (Lab 9's: the option before x86's exclusions) is
+    made of hunks of the series' next patch, file for file, so that the
+    exercise's finished state (that patch applied without those files)
+    is the series' own."""
+    found = 0
+    for number, lab in labs.load().items():
+        if not lab.get("lab_patch"):
+            continue
+        found += 1
+        mine = diffs_by_file(os.path.join(labs.REPO, lab["lab_patch"]))
+        nxt = os.path.join(labs.REPO, "patches", labs.series_patches()[lab["patches"]])
+        theirs = diffs_by_file(nxt)
+        assert mine and set(mine) < set(theirs), (sorted(mine), sorted(theirs))
+        for name, diff in mine.items():
+            assert diff == theirs[name], "%s: %s differs from %s" % (
+                lab["lab_patch"], name, os.path.basename(nxt))
+        assert labs.lab_patch_files(number) == sorted(mine) or \
+            set(labs.lab_patch_files(number)) == set(mine)
+    assert found == 1

@@ -556,9 +556,11 @@ def gcov_rule(src):
 # MAKEFILE; make run with ARGS on its command line and ENV in its
 # environment.  As in kbuild, _c_flags is a recursive variable that the
 # rule appends to, target-stem the object's path in the directory without
-# .o and basetarget its bare name.
+# .o and basetarget its bare name.  A GCOV on the command line of kbuild's
+# first make reaches the directory's make as KBUILD_GCOV, in the
+# environment (the top Makefile moves it there): the model is that
+# directory's make, so a scenario "make GCOV=y" sets KBUILD_GCOV=y.
 MODEL = """CONFIG_GCOV_PROFILE := %(profile)s
-CONFIG_GCOV_PROFILE_ALL := %(all)s
 CFLAGS_GCOV := %(flags)s
 target-stem := %(stem)s
 basetarget := %(base)s
@@ -570,37 +572,38 @@ all:
 \t@echo '_c_flags=[$(strip $(_c_flags))]'
 """
 
-# name, the directory's Makefile, command line, environment, whole kernel,
+# make GCOV=y, as the directory's make sees it (see MODEL)
+CMDLINE_Y = {"KBUILD_GCOV": "y"}
+
+# name, the directory's Makefile, command line, environment,
 # instrumented?, TODO
 SCENARIOS = [
-    ("nothing set", "", [], {}, "", False, 2),
-    ("GCOV_foo.o := y", "GCOV_foo.o := y", [], {}, "", True, 2),
-    ("GCOV := y", "GCOV := y", [], {}, "", True, 2),
-    ("GCOV := y and GCOV_foo.o := n", "GCOV := y\nGCOV_foo.o := n", [], {}, "", False, 2),
-    ("GCOV := n and GCOV_foo.o := y", "GCOV := n\nGCOV_foo.o := y", [], {}, "", True, 2),
-    ("CONFIG_GCOV_PROFILE_ALL=y", "", [], {}, "y", True, 2),
-    ("CONFIG_GCOV_PROFILE_ALL=y and GCOV := n", "GCOV := n", [], {}, "y", False, 2),
-    ("CONFIG_GCOV_PROFILE_ALL=y and GCOV_foo.o := n", "GCOV_foo.o := n", [], {}, "y",
-     False, 2),
-    ("make GCOV=y (command line)", "", ["GCOV=y"], {}, "", True, 1),
-    ("GCOV=gcov-12 in the environment", "", [], {"GCOV": "gcov-12"}, "", False, 1),
-    ("GCOV=n in the environment and CONFIG_GCOV_PROFILE_ALL=y", "", [], {"GCOV": "n"}, "y",
+    ("nothing set", "", [], {}, False, 2),
+    ("GCOV_foo.o := y", "GCOV_foo.o := y", [], {}, True, 2),
+    ("GCOV := y", "GCOV := y", [], {}, True, 2),
+    ("GCOV := y and GCOV_foo.o := n", "GCOV := y\nGCOV_foo.o := n", [], {}, False, 2),
+    ("GCOV := n and GCOV_foo.o := y", "GCOV := n\nGCOV_foo.o := y", [], {}, True, 2),
+    ("make GCOV=y (command line)", "", [], CMDLINE_Y, True, 1),
+    ("make GCOV=y and GCOV := n", "GCOV := n", [], CMDLINE_Y, False, 1),
+    ("make GCOV=y and GCOV_foo.o := n", "GCOV_foo.o := n", [], CMDLINE_Y, False, 2),
+    ("GCOV=gcov-12 in the environment", "", [], {"GCOV": "gcov-12"}, False, 1),
+    ("GCOV=n in the environment and make GCOV=y", "", [], dict(CMDLINE_Y, GCOV="n"),
      True, 1),
     ("GCOV := y, GCOV=gcov-12 in the environment and make -e", "GCOV := y", ["-e"],
-     {"GCOV": "gcov-12"}, "", False, 1),
+     {"GCOV": "gcov-12"}, False, 1),
 ]
 
 
-def model(rule, makefile="", args=(), env=None, profile_all="", profile="y", stem="foo"):
+def model(rule, makefile="", args=(), env=None, profile="y", stem="foo"):
     """Run the rule on STEM.o: (the flags it added, gcov-dir), or (None,
     what make said)."""
     with tempfile.TemporaryDirectory(prefix="gcovlab-check4.") as tmp:
         with open(os.path.join(tmp, "model.mk"), "w", encoding="utf-8") as f:
-            f.write(MODEL % {"profile": profile, "all": profile_all, "flags": CFLAGS_GCOV,
+            f.write(MODEL % {"profile": profile, "flags": CFLAGS_GCOV,
                              "makefile": makefile, "rule": rule, "stem": stem,
                              "base": os.path.basename(stem)})
         clean = {k: v for k, v in os.environ.items()
-                 if k not in ("GCOV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+                 if k not in ("GCOV", "KBUILD_GCOV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
         clean.update(env or {})
         proc = run(["make", "-s", "--no-print-directory", "-f", "model.mk"] + list(args),
                    tmp, env=clean)
@@ -625,7 +628,9 @@ def check_lab4(src):
     checks = [Check("the GCOV block of scripts/Makefile.lib is valid make", True)]
     for name, where, want in (
             ("GCOV := y in the Makefile", dict(makefile="GCOV := y"), "y"),
-            ("make GCOV=y", dict(args=["GCOV=y"]), "y"),
+            ("make GCOV=y", dict(env=CMDLINE_Y), "y"),
+            ("GCOV := n in the Makefile and make GCOV=y",
+             dict(makefile="GCOV := n", env=CMDLINE_Y), "ny"),
             ("GCOV=gcov-12 in the environment", dict(env={"GCOV": "gcov-12"}), ""),
             ("GCOV := y in the Makefile, GCOV=gcov-12 in the environment and make -e",
              dict(makefile="GCOV := y", env={"GCOV": "gcov-12"}, args=["-e"]), "")):
@@ -635,9 +640,9 @@ def check_lab4(src):
     # A situation that turns on the directory's GCOV points at TODO 1 only
     # while gcov-dir itself is wrong; with gcov-dir right, at the rule.
     dir_ok = all(c.passed for c in checks)
-    for name, makefile, args, env, whole, want, todo in SCENARIOS:
+    for name, makefile, args, env, want, todo in SCENARIOS:
         todo = 2 if dir_ok else todo
-        added, error = model(rule, makefile, args, env, whole)
+        added, error = model(rule, makefile, args, env)
         if added is None:
             checks.append(Check("foo.o with %s" % name, False, todo, error[-500:]))
             continue

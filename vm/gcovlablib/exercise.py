@@ -134,7 +134,7 @@ def make(work, number, first=1):
     # A lab whose page applies a patch itself (Lab 10's 0011): the
     # exercise is that patch, hollowed out.
     for path in extra_patches(number, ex):
-        treemod.git(tree, "apply", "--index", path)
+        treemod.git(tree, "apply", "--index", *skip_lab_patch(number), path)
     files = {}
     for rel in paths:
         with open(os.path.join(tree, rel), encoding="utf-8") as f:
@@ -216,13 +216,19 @@ def hint(todos, c):
 def extra_patches(number, ex):
     """The patches after lab-N's that the exercise's finished state has
     (exercise.toml's finish: the number of patches it is made of)."""
-    have = len(labs.patches(number))
+    have = labs.get(number).get("patches", 0)
     finish = ex.get("finish", have)
     every = labs.series_patches()
     if finish > len(every):
         raise GcovlabError("Lab %d's exercise is the first %d patches, but patches/ holds %d"
                            % (number, finish, len(every)))
     return [os.path.join(REPO, "patches", name) for name in every[have:finish]]
+
+
+def skip_lab_patch(number):
+    """git apply options that leave out the files of the lab's own patch:
+    Lab 9's carries patch 0010's hunks of those files already."""
+    return ["--exclude=" + path for path in labs.lab_patch_files(number)]
 
 
 def finished_tree(work, number, ex):
@@ -239,7 +245,8 @@ def finished_tree(work, number, ex):
         run(["git", "-C", work.tree, "read-tree", "lab-%d" % number], env=env,
             capture=True, what="git read-tree")
         for path in extra:
-            run(["git", "-C", work.tree, "apply", "--cached", path], env=env,
+            run(["git", "-C", work.tree, "apply", "--cached", *skip_lab_patch(number), path],
+                env=env,
                 capture=True, what="git apply")
         return run(["git", "-C", work.tree, "write-tree"], env=env, capture=True,
                    what="git write-tree").stdout.strip()

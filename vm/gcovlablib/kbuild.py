@@ -29,7 +29,8 @@ CONFIGS = {
     "mainline-all": ["kernel.config", "mainline.config", "all.config"],
     "mainline-smp": ["kernel.config", "mainline.config", "smp.config"],
     # The debug kernel (Lab 11): SMP with the kernel's own checkers.
-    "lab-debug": ["kernel.config", "lab.config", "smp.config", "debug.config"],
+    "lab-debug": ["kernel.config", "lab.config", "smp.config", "debug.config",
+                  "lab-debug.config"],
     "mainline-debug": ["kernel.config", "mainline.config", "smp.config",
                        "debug.config"],
 }

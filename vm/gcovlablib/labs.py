@@ -53,11 +53,30 @@ def kernel_config(number):
 
 
 def patches(number):
-    """The patch files (absolute paths) of a series lab's state."""
+    """The patch files (absolute paths) of a series lab's state: the first
+    `patches` of the series, then the lab's own `lab_patch` if it has one
+    (Lab 9: a state the series no longer passes through)."""
     lab = get(number)
     have = series_patches()
     k = lab.get("patches", 0)
     if k > len(have):
         raise GcovlabError("Lab %d needs the first %d patches of the series, but "
                            "patches/ holds %d" % (number, k, len(have)))
-    return [os.path.join(REPO, "patches", name) for name in have[:k]]
+    out = [os.path.join(REPO, "patches", name) for name in have[:k]]
+    if lab.get("lab_patch"):
+        out.append(os.path.join(REPO, lab["lab_patch"]))
+    return out
+
+
+def patch_files(path):
+    """The files a patch file changes (its "diff --git a/X b/X" lines)."""
+    with open(path, encoding="utf-8") as f:
+        return [line.split()[2][2:] for line in f if line.startswith("diff --git ")]
+
+
+def lab_patch_files(number):
+    """The files Lab NUMBER's own patch changes ([] without one): a later
+    patch of the series that carries the same hunks is applied without
+    them (exercise.py)."""
+    lab = get(number)
+    return patch_files(os.path.join(REPO, lab["lab_patch"])) if lab.get("lab_patch") else []

@@ -12,6 +12,9 @@ objects and small external modules are).
 - item 5: "make gcov_links" does nothing without CONFIG_GCOV_PROFILE, and
   neither it nor the build replaces a regular .gcda file (data copied
   there, or written by the libgcov of UML's CONFIG_GCOV);
+- item 2: no prefix of the series offers CONFIG_GCOV_PROFILE_ALL before
+  x86's exclusions (v2 offered it from patch 0003 on; the exclusions came
+  with 0010): Kconfig run on each prefix, and the four Makefiles read;
 - item 6: a GCOV=y on make's command line is a default: the GCOV := n of
   a module's subdirectory, or of a kernel directory, still holds, and the
   sub-makes do not see GCOV at all; and drivers/scsi/lpfc, which had a
@@ -392,3 +395,78 @@ def test_lpfc_without_gcov_profile(nogcov_out):
     ok(make_in(nogcov_out, ["GCOV=y", LPFC_OBJ]))
     cmd = cmdline(nogcov_out / LPFC_OBJ)
     assert "-fprofile-arcs" not in cmd and " -O0" not in cmd, cmd
+
+
+# ---- item 2: every prefix builds with every option it offers -------------
+
+# What a whole-kernel build must exclude on x86_64 for the kernel to link
+# (patch 0010's message: found one piece at a time with the option on).
+X86_EXCLUSIONS = ["arch/x86/entry/vdso/Makefile", "arch/x86/purgatory/Makefile",
+                  "arch/x86/boot/compressed/Makefile", "arch/x86/boot/Makefile"]
+
+
+@pytest.fixture(scope="module")
+def prefixes(request, tmp_path_factory):
+    """[(k, commit)] for k = 1..N: gcovlab-baseline + the first k patches,
+    applied one at a time in a worktree of its own."""
+    tree = request.getfixturevalue("tree_repo")
+    patches = sorted(os.path.join(REPO, "patches", p)
+                     for p in os.listdir(os.path.join(REPO, "patches"))
+                     if p.endswith(".patch"))
+    src = tmp_path_factory.mktemp("prefixes") / "linux"
+    subprocess.run(["git", "-C", tree, "worktree", "add", "-q", "--detach", str(src),
+                    "gcovlab-baseline"], check=True)
+    try:
+        out = []
+        for k, patch in enumerate(patches, 1):
+            subprocess.run(["git"] + IDENT + ["-C", str(src), "am", "-q", patch], check=True)
+            head = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], text=True,
+                                  capture_output=True, check=True).stdout.strip()
+            out.append((k, head))
+        yield str(src), out
+    finally:
+        subprocess.run(["git", "-C", tree, "worktree", "remove", "--force", str(src)])
+
+
+def offers_profile_all(src, commit, out):
+    """Kconfig of that commit, for x86_64: does CONFIG_GCOV_PROFILE_ALL=y
+    stay set once asked for (with CONFIG_GCOV_PROFILE)?"""
+    subprocess.run(["git", "-C", src, "checkout", "-q", "--detach", commit], check=True)
+    os.makedirs(out, exist_ok=True)
+    if os.path.exists(os.path.join(out, ".config")):
+        os.unlink(os.path.join(out, ".config"))
+    env = clean_env()
+    ok(subprocess.run(MAKE + ["-C", src, "O=" + str(out), "tinyconfig"], env=env,
+                      text=True, capture_output=True))
+    cmd = [os.path.join(src, "scripts", "config"), "--file", os.path.join(out, ".config")]
+    for opt in ["DEBUG_KERNEL", "DEBUG_FS", "GCOV_PROFILE", "GCOV_PROFILE_ALL"]:
+        cmd += ["--enable", opt]
+    subprocess.run(cmd, check=True)
+    ok(subprocess.run(MAKE + ["-C", src, "O=" + str(out), "olddefconfig"], env=env,
+                      text=True, capture_output=True))
+    with open(os.path.join(out, ".config"), encoding="utf-8") as f:
+        return "CONFIG_GCOV_PROFILE_ALL=y" in f.read()
+
+
+def excluded(src, commit, makefile):
+    """Does MAKEFILE, at that commit, say the series' GCOV := n?"""
+    text = subprocess.run(["git", "-C", src, "show", "%s:%s" % (commit, makefile)],
+                          text=True, capture_output=True, check=True).stdout
+    return bool(re.search(r"^GCOV\s*:=\s*n\s*$", text, re.M))
+
+
+def test_profile_all_offered_only_with_x86_exclusions(prefixes, tmp_path):
+    src, commits = prefixes
+    offered = []
+    for k, commit in commits:
+        # one build directory for all: Kconfig's own programs are built once
+        if not offers_profile_all(src, commit, tmp_path / "kconfig"):
+            continue
+        offered.append(k)
+        missing = [m for m in X86_EXCLUSIONS if not excluded(src, commit, m)]
+        assert not missing, (
+            "patches 1-%d offer CONFIG_GCOV_PROFILE_ALL on x86_64, but %s do not "
+            "exclude their objects (GCOV := n): a whole-kernel build of that prefix "
+            "does not link" % (k, ", ".join(missing)))
+    # The whole series offers it: the test has looked at a prefix that does.
+    assert offered and offered[-1] == len(commits), offered
