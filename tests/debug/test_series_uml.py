@@ -40,11 +40,19 @@ PATCHES = sorted(os.path.join(REPO, "patches", p)
 OPTIONS = ["64BIT", "DEBUG_FS", "DEBUG_FS_ALLOW_ALL", "GCOV_PROFILE", "HOSTFS",
            "BINFMT_ELF", "BINFMT_SCRIPT", "PROC_FS", "SYSFS", "BLK_DEV_INITRD",
            "TTY", "STDERR_CONSOLE", "FD_CHAN", "NULL_CHAN", "CON_CHAN", "PRINTK",
-           "KUNIT", "GCOV_FORMAT_KUNIT_TEST", "RUNTIME_TESTING_MENU",
+           "KUNIT", "GCOV_FORMAT_KUNIT_TEST", "GCOV_FS_KUNIT_TEST", "RUNTIME_TESTING_MENU",
            "CMDLINE_KUNIT_TEST"]
 # What the test relies on (the console options may be defaults of UML).
 NEEDED = ["64BIT", "DEBUG_FS", "GCOV_PROFILE", "HOSTFS", "BLK_DEV_INITRD", "KUNIT",
-          "GCOV_FORMAT_KUNIT_TEST", "CMDLINE_KUNIT_TEST"]
+          "GCOV_FORMAT_KUNIT_TEST", "GCOV_FS_KUNIT_TEST", "CMDLINE_KUNIT_TEST"]
+
+
+def profiled_notes(out):
+    """The .gcno files of the objects profiled: lib/'s (GCOV := y on
+    lib/math, GCOV_cmdline.o := y) and patch 0008's KUnit test objects
+    (kernel/gcov/test_profiled*.o, GCOV_<obj>.o := y)."""
+    return sorted(glob.glob(os.path.join(out, "lib", "**", "*.gcno"), recursive=True) +
+                  glob.glob(os.path.join(out, "kernel", "gcov", "*.gcno")))
 MAKE = ["make", "-s", "ARCH=um", "-j%d" % max(1, os.cpu_count() or 1)]
 
 INIT = b"""#!/bin/sh
@@ -149,7 +157,8 @@ def booted(uml, tmp_path_factory):
 
 def test_every_profiled_object_is_registered_at_boot(booted):
     out, share, log = booted
-    gcno = sorted(glob.glob(os.path.join(out, "lib", "**", "*.gcno"), recursive=True))
+    gcno = profiled_notes(out)
+    assert len([g for g in gcno if "/kernel/gcov/test_profiled" in g]) == 2, gcno
     assert gcno, "no .gcno files under lib/: nothing was profiled"
     dmesg = (share / "dmesg.txt").read_text(errors="replace")
     m = re.search(r"gcov: (\d+) objects registered during boot", dmesg)
@@ -162,7 +171,7 @@ def test_every_profiled_object_is_registered_at_boot(booted):
 
 def test_each_object_has_its_gcda_and_gcov_dump_reads_it(booted):
     out, share, log = booted
-    gcno = sorted(glob.glob(os.path.join(out, "lib", "**", "*.gcno"), recursive=True))
+    gcno = profiled_notes(out)
     for g in gcno:
         # debugfs mirrors the object's absolute path under gcov/.
         gcda = os.path.join(str(share), "gcov") + os.path.abspath(g)[:-5] + ".gcda"
@@ -177,6 +186,9 @@ def test_the_kunit_suites_ran_the_profiled_code(uml, booted):
     out, share, log = booted
     dmesg = (share / "dmesg.txt").read_text(errors="replace")
     assert re.search(r"^\s*ok \d+ cmdline", dmesg, re.M), dmesg[-4000:]
+    # patch 0008's three suites, on UML too (kunit.py's default architecture)
+    for suite in ("gcov_gcc_12", "gcov_fs", "gcov_base"):
+        assert re.search(r"^\s*ok \d+ %s$" % suite, dmesg, re.M), (suite, dmesg[-4000:])
     assert not re.search(r"^\s*not ok", dmesg, re.M), dmesg[-4000:]
     gcda = os.path.join(str(share), "gcov") + os.path.abspath(
         os.path.join(out, "lib", "cmdline.gcda"))
