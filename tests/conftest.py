@@ -58,6 +58,18 @@ def other_compiler(*programs):
     return shutil.which(programs[0])
 
 
+def linked_objects(build):
+    """The objects a built kernel links, relative to its build directory:
+    vmlinux.a's members and init/version-timestamp.o, which
+    link-vmlinux.sh adds.  (A build directory keeps the objects, .cmd and
+    .gcno files of earlier lab states and configurations: only these are
+    the kernel's.)"""
+    members = subprocess.run(["ar", "t", os.path.join(build, "vmlinux.a")], text=True,
+                             capture_output=True, check=True).stdout.split()
+    return [os.path.relpath(os.path.join(build, p), build) for p in members] + \
+        ["init/version-timestamp.o"]
+
+
 def ok(proc):
     assert proc.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (
         proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])

@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from conftest import DATA, REPO, gcovlab, ok, other_compiler, work_root
+from conftest import DATA, REPO, linked_objects, gcovlab, ok, other_compiler, work_root
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
 from gcovlablib import kbuild  # noqa: E402
@@ -119,9 +119,7 @@ def test_kernel_objects_follow_the_rule(lab4):
     # patch 0008's profiled test object among them: kbuild never deletes
     # them, so only what vmlinux.a links counts.)
     assert os.path.exists(os.path.join(BUILD, "kernel", "gcov", "base.o"))
-    linked = [os.path.relpath(os.path.join(BUILD, p), BUILD) for p in subprocess.run(
-        ["ar", "t", os.path.join(BUILD, "vmlinux.a")], text=True, capture_output=True,
-        check=True).stdout.split()]
+    linked = linked_objects(BUILD)
     assert len(linked) > 300 and "kernel/gcov/base.o" in linked
     profiled = []
     for obj in linked:

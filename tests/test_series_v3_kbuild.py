@@ -41,6 +41,8 @@ DASH = shutil.which("dash") or "/bin/dash"
 # whatever /bin/sh is (Debian's is dash too).
 MAKE = ["make", "-s", "ARCH=x86_64", "SHELL=" + DASH]
 DEBUGFS = "/sys/kernel/debug/gcov"
+PATCHES = sorted(os.path.join(REPO, "patches", p)
+                 for p in os.listdir(os.path.join(REPO, "patches")) if p.endswith(".patch"))
 
 MODULE_C = """#include <linux/module.h>
 static int __init gcovtest_%(name)s_init(void)
@@ -72,14 +74,11 @@ def series(request, tmp_path_factory):
         yield src
         return
     tree = request.getfixturevalue("tree_repo")
-    patches = sorted(os.path.join(REPO, "patches", p)
-                     for p in os.listdir(os.path.join(REPO, "patches"))
-                     if p.endswith(".patch"))
     src = tmp_path_factory.mktemp("v3") / "linux"
     subprocess.run(["git", "-C", tree, "worktree", "add", "-q", "--detach", str(src),
                     "gcovlab-baseline"], check=True)
     try:
-        subprocess.run(["git"] + IDENT + ["-C", str(src), "am", "-q"] + patches, check=True)
+        subprocess.run(["git"] + IDENT + ["-C", str(src), "am", "-q"] + PATCHES, check=True)
         yield str(src)
     finally:
         subprocess.run(["git", "-C", tree, "worktree", "remove", "--force", str(src)])
@@ -410,15 +409,12 @@ def prefixes(request, tmp_path_factory):
     """[(k, commit)] for k = 1..N: gcovlab-baseline + the first k patches,
     applied one at a time in a worktree of its own."""
     tree = request.getfixturevalue("tree_repo")
-    patches = sorted(os.path.join(REPO, "patches", p)
-                     for p in os.listdir(os.path.join(REPO, "patches"))
-                     if p.endswith(".patch"))
     src = tmp_path_factory.mktemp("prefixes") / "linux"
     subprocess.run(["git", "-C", tree, "worktree", "add", "-q", "--detach", str(src),
                     "gcovlab-baseline"], check=True)
     try:
         out = []
-        for k, patch in enumerate(patches, 1):
+        for k, patch in enumerate(PATCHES, 1):
             subprocess.run(["git"] + IDENT + ["-C", str(src), "am", "-q", patch], check=True)
             head = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], text=True,
                                   capture_output=True, check=True).stdout.strip()

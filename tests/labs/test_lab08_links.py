@@ -22,7 +22,7 @@ import subprocess
 
 import pytest
 
-from conftest import DRIVER, gcovlab, ok, work_root
+from conftest import DRIVER, gcovlab, linked_objects, ok, work_root
 
 BASIC = os.path.join(DRIVER, "workload-basic.sh")
 DEBUGFS = "/sys/kernel/debug/gcov"
@@ -162,12 +162,8 @@ def profiled_objects(top):
     object with its .cmd, may be left over from an earlier build of
     another lab state or configuration, so the link and the command lines
     are the reliable answer.)"""
-    # link-vmlinux.sh links vmlinux.a and init/version-timestamp.o
-    linked = [os.path.relpath(os.path.join(top, p), top) for p in subprocess.run(
-        ["ar", "t", os.path.join(top, "vmlinux.a")], text=True, capture_output=True,
-        check=True).stdout.split()] + ["init/version-timestamp.o"]
     found = []
-    for obj in linked:
+    for obj in linked_objects(top):
         d, f = os.path.split(obj)
         with open(os.path.join(top, d, "." + f + ".cmd"), encoding="utf-8",
                   errors="replace") as cmd:
