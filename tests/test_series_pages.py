@@ -47,7 +47,28 @@ def test_page_shape(lab):
 def test_start_and_reset_runs_the_reset(lab):
     blocks = pagerun.read_page(pagerun.page_of(lab))
     first = blocks[0]
-    assert first.section == "Start and reset" and first.commands == ["vm/gcovlab reset %d" % lab]
+    assert first.section == "Start and reset" and first.commands == [
+        'eval "$(vm/gcovlab env)"', "vm/gcovlab reset %d" % lab]
+
+
+# The work directory as the pages must name it: a reader's GCOVLAB_WORK
+# may be anywhere (the page runner sets one that is not its HOME's default).
+DEFAULT_WORK = re.compile(r"(?:~|\$HOME|\$\{HOME\})/\.cache/gcov-kernel-labs")
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_commands_name_the_work_directory_by_its_variable(lab):
+    """No command, and no path the prose tells the reader to open, spells
+    the default work directory: they fail for a reader whose GCOVLAB_WORK
+    is elsewhere (captures show the default, as the setup page says)."""
+    blocks = pagerun.read_page(pagerun.page_of(lab))
+    bad = ["%s: %s" % (b.where(), c) for b in blocks for c in b.commands
+           if DEFAULT_WORK.search(c)]
+    bad += ["%s:%d: %s" % (pagerun.page_of(lab), n, line.strip())
+            for n, line in enumerate(page(lab).split("\n"), 1)
+            if DEFAULT_WORK.search(line) and "``" in line and "/" in
+            DEFAULT_WORK.split(line, 1)[1][:1]]
+    assert not bad, "spell the work directory $GCOVLAB_WORK:\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("lab", LABS)

@@ -19,6 +19,9 @@ fresh HOME, and then
   each capture with the committed one after masking what changes from
   run to run (times, timestamps, stamps), and reports drift.
 
+The content of a ``.. solution::`` (folded on the rendered page) is read
+as if it were not indented: its commands run in their place.
+
 Comments the runner reads (invisible on the rendered page), put on the
 line before a console block:
 
@@ -124,10 +127,28 @@ CITE = re.compile(r"[Ll]ook for ``(.+?)``")
 STOP_SECTIONS = ("Exercises",)
 
 
+def unfold(lines):
+    """A ``.. solution::`` folds what it holds on the rendered page (the
+    reader opens it); the reader still types what is inside, in its
+    place: read its content as if it were not indented (same line
+    numbers)."""
+    out = []
+    inside = False
+    for line in lines:
+        if re.match(r"^\.\. solution::", line):
+            inside = True
+            out.append("")
+            continue
+        if inside and line.strip() and not line.startswith("   "):
+            inside = False
+        out.append(line[3:] if inside and line.startswith("   ") else line)
+    return out
+
+
 def read_page(path):
     """The page's console blocks, in order, up to the Exercises section."""
     with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+        lines = unfold(f.read().split("\n"))
     blocks = []
     section = "top"
     pending = {}
@@ -302,6 +323,10 @@ COLD_ONLY = re.compile(r"^gcovlab: (?:%s)$" % "|".join([
     r"note: this tree has no CONFIG_\w+ yet .*",
     # a tool branch made again (another run deleted it, or patches/ changed)
     r"making branch lab-\d+: .*",
+    # the tree's stand-in git identity, given when HOME has none (a page
+    # run's fresh HOME) and taken back when it has one (a run between)
+    r"git has no identity for your commits: .*",
+    r"your commits in the kernel tree now use your own git identity .*",
 ]))
 
 # Kernel messages that come whenever the device or timer gets to it, not at
@@ -401,9 +426,9 @@ HOME_MARK = "/tmp/gcovlab-pagerun/.made-by-pagerun"
 
 
 def make_home(base, work):
-    """A fresh HOME (always HOME above): the real work directory linked in,
-    a git identity.  What an earlier run left there is removed first; a
-    folder of that name that the runner did not make is refused."""
+    """A fresh HOME (always HOME above), empty but for ~/.cache.  What an
+    earlier run left there is removed first; a folder of that name that
+    the runner did not make is refused."""
     top = os.path.dirname(HOME)
     if os.path.lexists(top):
         if os.path.islink(top) or not os.path.exists(HOME_MARK):
@@ -414,9 +439,10 @@ def make_home(base, work):
     with open(HOME_MARK, "w", encoding="utf-8") as f:
         f.write("tools/pagerun.py\n")
     home = HOME
-    os.symlink(work, os.path.join(home, ".cache", "gcov-kernel-labs"))
-    with open(os.path.join(home, ".gitconfig"), "w", encoding="utf-8") as f:
-        f.write("[user]\n\tname = Student\n\temail = student@example.invalid\n")
+    # No link to the work directory under ~/.cache and no ~/.gitconfig: the
+    # page finds the work directory through GCOVLAB_WORK, which is not
+    # this HOME's default, and its commits need the identity gcovlab gives
+    # the tree when git has none.
     return home
 
 
@@ -542,6 +568,14 @@ def _run(number, page, blocks, work, base, capture, log):
            if not k.startswith(("GCOVLAB_", "GIT_", "OLDPWD", "MAKE", "MFLAGS"))}
     env.update(HOME=home, LC_ALL="C.UTF-8", SHELL="/bin/bash",
                PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
+    # The work directory as the setup page has a reader set it: in
+    # GCOVLAB_WORK, somewhere other than this HOME's default, so that a
+    # page spelling ~/.cache/gcov-kernel-labs fails here.
+    if os.path.realpath(work) == os.path.realpath(
+            os.path.join(home, ".cache", "gcov-kernel-labs")):
+        raise PageError("the work directory %s is the fresh HOME's default; the "
+                        "runner needs one elsewhere" % work)
+    env["GCOVLAB_WORK"] = work
     # what changes no page's output: the tarball to use, and how many
     # builds to keep (make check keeps 24, so that the bisect test's and
     # the lab tests' states outlive a page's moves; without it a page

@@ -8,6 +8,10 @@
                       labs/labNN/exercise.toml (the tests run the same list)
   .. workshop-agenda::  one row per lab: its measured time, its exercise's
                       time and where its checks run
+  .. solution:: TITLE its content (indented) folded away, closed until the
+                      reader opens it: an answer a student should try
+                      first (tools/pagerun.py runs the console blocks
+                      inside as if they were not indented)
 
 labs/index.toml is the one list of labs; tools/pagerun.py measures each
 lab's duration when it runs the page and records it in times.json.
@@ -202,7 +206,47 @@ class WorkshopAgenda(Generated):
         return out
 
 
+class folded(nodes.General, nodes.Element):
+    """HTML's <details>: a summary line, the rest shown on a click."""
+
+
+def visit_folded_html(self, node):
+    self.body.append('<details class="solution">\n<summary>%s</summary>\n'
+                     % self.encode(node["title"]))
+
+
+def depart_folded_html(self, _node):
+    self.body.append("</details>\n")
+
+
+def visit_folded_other(_self, _node):
+    pass
+
+
+def depart_folded_other(_self, _node):
+    pass
+
+
+class Solution(Directive):
+    """An answer kept out of the page's flow: closed by default."""
+
+    optional_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+
+    def run(self):
+        node = folded(title=self.arguments[0] if self.arguments else "Show the solution")
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
 def setup(app):
+    app.add_node(folded, html=(visit_folded_html, depart_folded_html),
+                 latex=(visit_folded_other, depart_folded_other),
+                 text=(visit_folded_other, depart_folded_other),
+                 man=(visit_folded_other, depart_folded_other),
+                 texinfo=(visit_folded_other, depart_folded_other))
+    app.add_directive("solution", Solution)
     app.add_directive("lab-table", LabTable)
     app.add_directive("lab-toctree", LabToctree)
     app.add_directive("lab-time", LabTime)

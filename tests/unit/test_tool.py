@@ -585,3 +585,66 @@ def test_lab_patches_are_hunks_of_the_series():
         assert labs.lab_patch_files(number) == sorted(mine) or \
             set(labs.lab_patch_files(number)) == set(mine)
     assert found == 1
+
+
+def test_env_prints_the_work_directory_the_tool_uses(tmp_path, monkeypatch, capsys):
+    """The pages' first command, eval "$(vm/gcovlab env)": GCOVLAB_WORK as
+    set (its real path), or the default under HOME; a shell that
+    evaluates the line gets the same directory."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("GCOVLAB_WORK", raising=False)
+    assert cli.main(["env"]) == 0
+    default = str(tmp_path / "home" / ".cache" / "gcov-kernel-labs")
+    assert capsys.readouterr().out == "export GCOVLAB_WORK=%s\n" % default
+    (tmp_path / "real").mkdir()
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    monkeypatch.setenv("GCOVLAB_WORK", str(tmp_path / "link"))
+    assert cli.main(["env"]) == 0
+    line = capsys.readouterr().out
+    assert line == "export GCOVLAB_WORK=%s\n" % (tmp_path / "real")
+    shell = subprocess.run(["bash", "-c", line + 'echo "$GCOVLAB_WORK"'],
+                           capture_output=True, text=True, check=True)
+    assert shell.stdout.strip() == str(tmp_path / "real")
+    assert not (tmp_path / "home").exists(), "env created something"
+
+
+def test_a_commit_in_the_tree_works_without_a_git_identity(tmp_path, monkeypatch):
+    """A fresh account: the tree's repository gets a stand-in identity, so
+    that the pages' 'git commit' works; once the student sets their own in
+    ~/.gitconfig, the stand-in goes and their own is used."""
+    from gcovlablib import tree as treemod
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+                "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(var, raising=False)
+    repo = tmp_path / "linux"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+
+    def commit():
+        return subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty",
+                               "-m", "x"], capture_output=True, text=True)
+
+    def author():
+        return subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%an <%ae>"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    treemod.student_identity(str(repo))
+    assert commit().returncode == 0
+    assert author() == "%s <%s>" % (treemod.STUDENT_NAME, treemod.STUDENT_EMAIL)
+    treemod.student_identity(str(repo))         # again: nothing changes
+    assert treemod.config_get(str(repo), "user.name") == treemod.STUDENT_NAME
+    (home / ".gitconfig").write_text("[user]\n\tname = Ada\n\temail = ada@example.org\n")
+    treemod.student_identity(str(repo))
+    assert treemod.config_get(str(repo), treemod.IDENTITY_MARK) is None
+    assert commit().returncode == 0
+    assert author() == "Ada <ada@example.org>"
+    # an identity the student set in the tree itself is theirs: kept
+    (home / ".gitconfig").unlink()
+    subprocess.run(["git", "-C", str(repo), "config", "user.name", "Bo"], check=True)
+    subprocess.run(["git", "-C", str(repo), "config", "user.email", "bo@example.org"], check=True)
+    treemod.student_identity(str(repo))
+    assert author() == "Ada <ada@example.org>" and commit().returncode == 0
+    assert author() == "Bo <bo@example.org>"

@@ -236,6 +236,13 @@ def parser():
     p.add_argument("--out", required=True, metavar="DIR")
 
     sub.add_parser("status", help="show the work directory, the tree and the builds")
+    sub.add_parser("env", help="print the shell line that sets GCOVLAB_WORK: "
+                   "eval \"$(vm/gcovlab env)\"",
+                   description="Print 'export GCOVLAB_WORK=DIR', DIR being the work "
+                   "directory this command uses (GCOVLAB_WORK if set, else "
+                   "~/.cache/gcov-kernel-labs).  The lab pages name the work "
+                   "directory as $GCOVLAB_WORK; 'eval \"$(vm/gcovlab env)\"' sets "
+                   "it in your shell.  Nothing is created.")
 
     p = sub.add_parser("clean", help="remove builds, or the whole work directory",
                        description="--builds removes the build directories (the tree "
@@ -267,6 +274,13 @@ def cmd_kernel_report(work, args):
 
 def cmd_compare(work, args):
     return compare.cmd_compare(work, args)
+
+
+def cmd_env(work, _args):
+    """The one line a shell evaluates (the path has no space: Work refuses
+    one, so it needs no quoting)."""
+    print("export GCOVLAB_WORK=%s" % work.root)
+    return 0
 
 
 def cmd_status(work, _args):
@@ -356,7 +370,7 @@ def cmd_build(work, args):
 COMMANDS = {"tree": lambda w, a: (treemod.ensure(w), 0)[1], "lab": cmd_lab,
             "build": cmd_build, "boot": cmd_boot, "run": cmd_run,
             "report": cmd_report, "kernel-report": cmd_kernel_report,
-            "compare": cmd_compare, "status": cmd_status, "clean": cmd_clean,
+            "compare": cmd_compare, "status": cmd_status, "env": cmd_env, "clean": cmd_clean,
             "reset": lambda w, a: resetmod.reset(w, a.number),
             "exercise": lambda w, a: exercise.make(w, a.number, a.todo),
             "check": lambda w, a: exercise.check(w, a.number, a.json, a.solution)}

@@ -35,6 +35,14 @@ TOOL_BRANCH = re.compile(r"^(baseline|lab-\d+)$")
 AUTHOR = "gcov-kernel-labs"
 EMAIL = "maintainers@gcov-kernel-labs.invalid"
 
+# The identity of a student's own commits in the tree when git has none
+# (a fresh account: the pages' first "git commit" would fail and leave the
+# tree dirty).  Set in the tree's repository only, and marked, so that it
+# goes as soon as the student sets one of their own.
+STUDENT_NAME = "gcov-kernel-labs student"
+STUDENT_EMAIL = "student@gcov-kernel-labs.invalid"
+IDENTITY_MARK = "gcovlab.identity"
+
 # The end of the Debian tarball's top-level .gitignore.  "/*" ignores every
 # top-level entry of the kernel tree, so "git add -A" would commit nothing
 # and a student's new files would never show in "git status".
@@ -146,6 +154,7 @@ def _ensure(work):
         info = read_info(work)
         say("kernel tree ready: Linux %s at %s (nothing to do)" %
             (info.get("version", kernel_version(work.tree)), work.tree))
+        student_identity(work.tree)
         if info.get("format") != TREE_FORMAT:
             warn("this tree was made by an older gcovlab: it works, but its commit "
                  "ids differ from the ones the lab pages show.  To remake it, keep "
@@ -239,6 +248,35 @@ def create(work):
     with open(info_path(work), "w", encoding="utf-8") as f:
         json.dump(info, f, indent=1)
     say("kernel tree ready: Linux %s at %s, branch %s" % (version, work.tree, BRANCH_BASELINE))
+    student_identity(work.tree)
+
+
+def has_identity(scope):
+    """Whether git's configuration file SCOPE (--global, --system) names
+    both user.name and user.email."""
+    return all(probe(["git", "config", scope, "--get", key]).stdout.strip()
+               for key in ("user.name", "user.email"))
+
+
+def student_identity(tree):
+    """Give the tree's repository an identity for the student's commits
+    when git has none, and take it away once git has one of its own (in
+    ~/.gitconfig or /etc/gitconfig): a local one would hide it."""
+    outside = has_identity("--global") or has_identity("--system")
+    ours = config_get(tree, IDENTITY_MARK) == "auto"
+    if ours and outside:
+        for key in ("user.name", "user.email", IDENTITY_MARK):
+            git(tree, "config", "--unset", key)
+        say("your commits in the kernel tree now use your own git identity "
+            "(git config --global); gcovlab's stand-in for it is gone")
+    elif not ours and not (config_get(tree, "user.name") and config_get(tree, "user.email")):
+        git(tree, "config", "user.name", STUDENT_NAME)
+        git(tree, "config", "user.email", STUDENT_EMAIL)
+        git(tree, "config", IDENTITY_MARK, "auto")
+        say("git has no identity for your commits: the kernel tree's own "
+            "repository uses '%s <%s>' until you set yours (git config --global "
+            "user.name 'Your Name'; git config --global user.email you@example.org)"
+            % (STUDENT_NAME, STUDENT_EMAIL))
 
 
 def changes(tree):
