@@ -11,6 +11,7 @@ is left alone (tools/check.py runs this file beside the tests that move
 it); the checker's command line on the tree is in test_exercise_cli.py.
 """
 
+import glob
 import os
 import subprocess
 import sys
@@ -169,6 +170,37 @@ def test_a_plausible_mistake_is_caught_with_its_todo(series, number, mistake, tm
         [(c.name, c.todo, c.detail) for c in failed]
     # where the key says so, the words the detail must have (a blame's why)
     assert mistake.get("detail", "") in failed[0].detail, failed[0].detail
+
+
+# Correct solutions in other styles than the series' (Labs 5, 6 and 7's
+# are in tests/unit/test_host_variants.py): each must pass every check.
+VARIANTS = [pytest.param(number, path, id="lab%d-%s" % (number, os.path.basename(path)[:-6]))
+            for number in (1, 2, 4, 10)
+            for path in sorted(glob.glob(os.path.join(REPO, "tests", "data", "variants",
+                                                      "lab%d" % number, "*.patch")))]
+
+
+def test_each_lab_has_three_correct_variants():
+    for number in (1, 2, 4, 10):
+        assert sum(1 for v in VARIANTS if v.values[0] == number) >= 3, "Lab %d" % number
+
+
+@pytest.mark.parametrize("number,variant", VARIANTS)
+def test_a_correct_solution_in_another_style_passes(series, number, variant, tmp_path):
+    src, files = series
+    scratch = tmp_path / "variant"
+    for rel, text in files[number].items():
+        os.makedirs(scratch / os.path.dirname(rel), exist_ok=True)
+        with open(scratch / rel, "w", encoding="utf-8") as f:
+            f.write(text)
+    applied = subprocess.run(["git", "apply", variant], cwd=scratch, capture_output=True,
+                             text=True)
+    assert applied.returncode == 0, "the variant no longer applies to the series: %s" % (
+        applied.stderr)
+    result = run_checks(src, number, {rel: read(scratch, rel) for rel in files[number]},
+                        tmp_path)
+    assert len(result) > 3 and all(c.passed for c in result), \
+        [(c.name, c.detail) for c in result if not c.passed]
 
 
 def test_every_exercise_lists_a_mistake_for_each_todo():

@@ -45,6 +45,8 @@ Usage:
   tools/pagerun.py N [N ...]        run Lab N's page, check against the captures
   tools/pagerun.py --capture N ...  run it and rewrite its captures
   tools/pagerun.py --list N         print the steps without running them
+  tools/pagerun.py --capture --exercise N ...
+                                    only Start and reset and the Exercise section
   tools/pagerun.py --capture --all  every lab, in course order (make captures)
   tools/pagerun.py --cold --all     every lab from an empty work directory (a
                                     new one under /tmp, or GCOVLAB_WORK if it is
@@ -475,10 +477,13 @@ class Result:
 LOCK = "/tmp/gcovlab-pagerun.lock"
 
 
-def run_lab(number, capture=False, base=None, log=sys.stderr, page=None, first=None):
+def run_lab(number, capture=False, base=None, log=sys.stderr, page=None, first=None,
+            exercise=False):
     """Run Lab NUMBER's page (or PAGE, a page file of the same form); with
-    FIRST, only its first FIRST console blocks.  One run at a time: a
-    second one waits for the first."""
+    FIRST, only its first FIRST console blocks; with EXERCISE, only its
+    "Start and reset" and "Exercise: ..." sections (an exercise is made
+    to be done right after the start).  One run at a time: a second one
+    waits for the first."""
     fd = os.open(LOCK, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         try:
@@ -487,22 +492,28 @@ def run_lab(number, capture=False, base=None, log=sys.stderr, page=None, first=N
             print("pagerun: waiting for another page run, which uses %s ..." % HOME,
                   file=log, flush=True)
             fcntl.flock(fd, fcntl.LOCK_EX)
-        return run_lab_locked(number, capture, base, log, page, first)
+        return run_lab_locked(number, capture, base, log, page, first, exercise)
     finally:
         os.close(fd)
 
 
-def run_lab_locked(number, capture, base, log, page, first):
+def run_lab_locked(number, capture, base, log, page, first, exercise):
     page = page or page_of(number)
     blocks = read_page(page)
     if first is not None:
         blocks = blocks[:first]
+    if exercise:
+        blocks = [b for b in blocks
+                  if b.section == "Start and reset" or b.section.startswith("Exercise:")]
+        if len({b.section for b in blocks}) < 2:
+            raise PageError("%s has no 'Exercise: ...' section" % os.path.relpath(page, REPO))
     work = work_dir()
     keep = base is not None
     base = base or tempfile.mkdtemp(prefix="pagerun.")
     os.makedirs(base, exist_ok=True)
     try:
-        return _run(number, page, blocks, work, base, capture, log)
+        return _run(number, page, blocks, work, base, capture, log,
+                    artifacts_too=first is None and not exercise)
     finally:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -554,7 +565,7 @@ def end_state(tree, number, result):
         git(tree, "branch", "-D", b)
 
 
-def _run(number, page, blocks, work, base, capture, log):
+def _run(number, page, blocks, work, base, capture, log, artifacts_too=True):
     tree = os.path.join(work, "linux")
     refuse_unless_clean(tree)
     home = make_home(base, work)
@@ -597,7 +608,8 @@ def _run(number, page, blocks, work, base, capture, log):
     result.seconds = time.monotonic() - start
     examine(blocks, outdir, home, work, result, capture)
     end_state(tree, number, result)
-    if capture and not result.problems and number in artifacts.MAKERS:
+    # what the whole page makes (a report the site shows), not a part of it
+    if capture and artifacts_too and not result.problems and number in artifacts.MAKERS:
         try:
             made = artifacts.MAKERS[number](home, lambda t: normalise(t, home, work))
             print("pagerun: lab %d: made %s" % (number, made), file=log, flush=True)
@@ -722,6 +734,9 @@ def main(argv=None):
     ap.add_argument("--keep", metavar="DIR", help="keep the run's files in DIR")
     ap.add_argument("--blocks", type=int, metavar="K",
                     help="run only the first K console blocks (no time recorded)")
+    ap.add_argument("--exercise", action="store_true",
+                    help="run only the page's Start and reset and its Exercise section "
+                    "(no time recorded): with --capture, after a change to a TODO's text")
     args = ap.parse_args(argv)
     if args.all:
         args.labs = sorted(labs())
@@ -747,7 +762,8 @@ def main(argv=None):
                     for cmd in block.commands:
                         print("lab %d %s: $ %s%s" % (number, block.where(), cmd, tag))
                 continue
-            result = run_lab(number, capture=args.capture, base=args.keep, first=args.blocks)
+            result = run_lab(number, capture=args.capture, base=args.keep, first=args.blocks,
+                             exercise=args.exercise)
         except PageError as e:
             print("pagerun: %s" % e, file=sys.stderr)
             return 2
@@ -756,7 +772,8 @@ def main(argv=None):
             "%d problem(s)" % len(result.problems) if result.problems else "all steps as the page says"))
         for p in result.problems:
             print("  - " + p)
-        if (args.capture or args.cold) and not result.problems and args.blocks is None:
+        if (args.capture or args.cold) and not result.problems and args.blocks is None \
+                and not args.exercise:
             record_time(number, result.seconds, "cold" if args.cold else "warm")
         failed += bool(result.problems)
     return 1 if failed else 0

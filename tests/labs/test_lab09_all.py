@@ -18,11 +18,13 @@ have build directories of their own, build/lab-all and
 build/mainline-all, and are reused afterwards).
 """
 
+import glob
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -179,11 +181,48 @@ def exercise9(whole, tree):
                     files[m["file"]] = files[m["file"]].replace(m["old"], m["new"], 1)
             results[group] = exercise_check(tree, files)
         results["solution"] = exercise_check(tree, solved)
+        for variant in VARIANTS9:
+            results[variant] = exercise_check(tree, applied(variant, solved))
     finally:
         subprocess.run(["git", "-C", tree, "checkout", "-q", "--", "."])
         subprocess.run(["git", "-C", tree, "switch", "-q", "baseline"], check=True)
         subprocess.run(["git", "-C", tree, "branch", "-q", "-D", "my-lab9"], check=True)
     return ex, results
+
+
+# Correct solutions in other styles than the series' (each a build of
+# what it changes): all must pass.
+VARIANTS9 = sorted(glob.glob(os.path.join(REPO, "tests", "data", "variants", "lab9",
+                                          "*.patch")))
+
+
+def applied(variant, files):
+    """FILES (path: text) with the patch VARIANT applied."""
+    with tempfile.TemporaryDirectory(prefix="lab9-variant.") as tmp:
+        for rel, text in files.items():
+            os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(tmp, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+        proc = subprocess.run(["git", "apply", variant], cwd=tmp, capture_output=True,
+                              text=True)
+        assert proc.returncode == 0, "%s no longer applies: %s" % (variant, proc.stderr)
+        out = {}
+        for rel in files:
+            with open(os.path.join(tmp, rel), encoding="utf-8") as f:
+                out[rel] = f.read()
+        return out
+
+
+def test_three_correct_variants_exist():
+    assert len(VARIANTS9) >= 3
+
+
+@pytest.mark.parametrize("variant", VARIANTS9, ids=lambda p: os.path.basename(p)[:-6])
+def test_a_correct_solution_in_another_style_passes(exercise9, variant):
+    _ex, results = exercise9
+    proc, result = results[variant]
+    assert proc.returncode == 0 and result["passed"], \
+        [(c["name"], c["detail"]) for c in result["checks"] if not c["passed"]]
 
 
 @pytest.mark.parametrize("group", [(1, 2), (3, 4)])

@@ -64,11 +64,37 @@ def test_makefiles_and_kconfig_get_hash_comments_and_stubs_stay():
     todo = {"number": 1, "file": "scripts/Makefile.lib", "from": "b := 2", "to": "c := 3",
             "text": "Set b and c.", "chapter": "docs/kbuild-gcov.rst"}
     made = exercise.hollow("a := 1\nb := 2\nc := 3\nd := 4", [todo], "scripts/Makefile.lib")
-    assert made == "a := 1\n# TODO 1: Set b and c. (Read docs/kbuild-gcov.rst.)\nd := 4"
+    assert made == ("a := 1\n# TODO 1: Set b and c. (Read the page \"kbuild GCOV variables\"\n"
+                    "# (_build/html/docs/kbuild-gcov.html).)\nd := 4")
     todo.update(file="x/gcc_version.h", stub="#if 0", **{"from": "#if A", "to": "#error x"})
     made = exercise.hollow("#if A\n#error x\n#endif", [todo], "x/gcc_version.h")
-    assert made.split("\n") == ["/*", " * TODO 1: Set b and c. (Read docs/kbuild-gcov.rst.)",
+    assert made.split("\n") == ["/*", " * TODO 1: Set b and c. (Read the page \"kbuild GCOV variables\"",
+                                 " * (_build/html/docs/kbuild-gcov.html).)",
                                  " */", "#if 0", "#endif"]
+
+
+def every_chapter():
+    """(lab, where, chapter) of every chapter a TODO or a check names."""
+    out = []
+    for number in sorted(exercise.available()):
+        for todo in exercise.load(number)["todo"]:
+            out.append((number, "TODO %d" % todo["number"], todo["chapter"]))
+    out.append((2, "checks.WHY_PRAGMA", checks.WHY_PRAGMA))
+    return out
+
+
+def test_hints_name_the_rendered_page_of_every_chapter():
+    """A hint or a TODO comment names the page as the reader sees it (its
+    title, and the HTML file make html writes), never its source file;
+    every chapter names a page of the site that exists."""
+    for number, where, chapter in every_chapter():
+        sources = exercise.PAGE_SOURCE.findall(chapter)
+        assert sources, "lab %d %s: %r names no page of the site" % (number, where, chapter)
+        for src in sources:
+            assert exercise.page_title("docs/%s.rst" % src), \
+                "lab %d %s: docs/%s.rst has no title (or does not exist)" % (number, where, src)
+        shown = exercise.rendered(chapter)
+        assert ".rst" not in shown and "_build/html/docs/" in shown, shown
     assert exercise.hash_comments("kernel/gcov/Kconfig")
     assert not exercise.hash_comments("kernel/gcov/base.c")
 

@@ -58,12 +58,40 @@ def hash_comments(path):
     return name.startswith(("Kconfig", "Makefile")) or name.endswith(".mk")
 
 
+# A chapter as exercise.toml names it: the page's source, docs/X.rst.
+PAGE_SOURCE = re.compile(r"\bdocs/((?:[\w-]+/)*[\w-]+)\.rst\b")
+
+
+def page_title(source):
+    """The title of a page of the site: its first heading's text."""
+    try:
+        with open(os.path.join(REPO, source), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return None
+    for above, rule in zip(lines, lines[1:]):
+        if above.strip() and re.fullmatch(r"(=+|-+|~+)", rule.strip()) and \
+                len(rule.strip()) >= len(above.strip()) and not above.startswith(".."):
+            return above.strip()
+    return None
+
+
+def rendered(text):
+    """TEXT with each page source (docs/labs/lab5.rst) named as the reader
+    meets it: the page's title and where 'make html' puts it."""
+    def page(m):
+        title = page_title(m.group(0))
+        where = "_build/html/docs/%s.html" % m.group(1)
+        return "the page \"%s\" (%s)" % (title, where) if title else where
+    return PAGE_SOURCE.sub(page, text)
+
+
 def comment(todo, indent, hashes=False):
     """The TODO comment that takes a region's place, in the file's style
     (kernel style for C), then the region's stub, if it has one: lines that
     keep the skeleton building (a #if the TODO is to replace, a return)."""
     words = ("TODO %d: %s (Read %s.)" % (todo["number"], " ".join(todo["text"].split()),
-                                          todo["chapter"])).split()
+                                          rendered(todo["chapter"]))).split()
     lines, line = [], ""
     width = 72 - len(indent.expandtabs(8))
     for word in words:
@@ -210,7 +238,7 @@ def hint(todos, c):
     if c.passed or c.todo is None or c.todo not in todos:
         return ""
     t = todos[c.todo]
-    return "TODO %d in %s; read %s" % (c.todo, t["file"], c.chapter or t["chapter"])
+    return "TODO %d in %s; read %s" % (c.todo, t["file"], rendered(c.chapter or t["chapter"]))
 
 
 def extra_patches(number, ex):
