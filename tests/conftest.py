@@ -180,6 +180,8 @@ def mainline(tree_repo):
 PREBUILD_FOR = {
     # test file -> the mainline kernels its tests use
     "test_e2e.py": ["mainline"],
+    "test_kunit.py": ["mainline"],
+    "test_kunit_series.py": ["mainline"],
     "test_pages.py": ["mainline"],
     "test_lab07_debugfs.py": ["mainline"],
     "test_lab09_all.py": ["mainline", "mainline-all"],

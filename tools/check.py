@@ -55,6 +55,7 @@ SECOND = [
     "tests/test_series_v3_kbuild.py",
     "tests/test_faults.py",
     "tests/test_e2e.py",
+    "tests/test_kunit.py",
     "tests/test_mainline_fix.py",
     "tests/test_scripts.py",
     "tests/labs/test_lab03_seqwrite.py",

@@ -636,6 +636,15 @@ def test_a_commit_in_the_tree_works_without_a_git_identity(tmp_path, monkeypatch
     assert author() == "%s <%s>" % (treemod.STUDENT_NAME, treemod.STUDENT_EMAIL)
     treemod.student_identity(str(repo))         # again: nothing changes
     assert treemod.config_get(str(repo), "user.name") == treemod.STUDENT_NAME
+    # another account with an identity of its own (an instructor, a test
+    # runner) leaves the student's stand-in alone
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".gitconfig").write_text("[user]\n\tname = Cy\n\temail = cy@example.org\n")
+    monkeypatch.setenv("HOME", str(other))
+    treemod.student_identity(str(repo))
+    assert treemod.config_get(str(repo), "user.name") == treemod.STUDENT_NAME
+    monkeypatch.setenv("HOME", str(home))
     (home / ".gitconfig").write_text("[user]\n\tname = Ada\n\temail = ada@example.org\n")
     treemod.student_identity(str(repo))
     assert treemod.config_get(str(repo), treemod.IDENTITY_MARK) is None

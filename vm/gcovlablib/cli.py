@@ -9,6 +9,7 @@ import shutil
 import sys
 
 from . import compare, exercise, kbuild, labs, runs
+from . import kunit as kunitmod
 from . import reset as resetmod
 from . import tree as treemod
 from .util import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, GcovlabError,
@@ -235,6 +236,38 @@ def parser():
                        description="Run lcov and genhtml again on the data of an earlier run.")
     p.add_argument("--out", required=True, metavar="DIR")
 
+    p = sub.add_parser("kunit", help="run KUnit suites in the guest, with the coverage of "
+                       "the code they test",
+                       description="Build the kernel's own KUnit suites into a kernel "
+                       "of their own (build/<kernel>-kunit, first copied from the "
+                       "kernel's usual build, then rebuilt incrementally), tristate "
+                       "suites as modules, loaded after boot once the gcov counters "
+                       "are zeroed; profile the --cover files; boot; parse the KTAP "
+                       "output with the tree's tools/testing/kunit/kunit.py parse; "
+                       "report the covered files' lines, branches and functions.  "
+                       "OUT gets console.log, kunit-*.log (the KTAP), results.json "
+                       "(kunit.py's JSON), lcov.info, html/, coverage.xml "
+                       "(Cobertura), coverage.json (gcovr) and summary.txt.  Exit "
+                       "status 0 when every test passed, 1 when one failed or a "
+                       "suite did not finish, 124 when the guest hung.  Kernel: "
+                       "--lab 0 (mainline) unless given; the series from Lab 7 on.")
+    p.add_argument("filter_glob", nargs="?", metavar="GLOB",
+                   help="as kunit.py's: SUITE_GLOB[.TEST_GLOB]; the modules whose "
+                        "suites match are loaded (6.1's KUnit applies the test part "
+                        "to built-in suites only)")
+    p.add_argument("--kunitconfig", metavar="FILE",
+                   help="a config fragment naming the suites' options (kunit.py's "
+                        ".kunitconfig format)")
+    p.add_argument("--suite", action="append", dest="suites", default=[], metavar="NAME",
+                   help="a suite by name (as KUnit prints it: '# Subtest: NAME'); "
+                        "its option is found in the tree.  Repeat for several")
+    p.add_argument("--cover", nargs="+", default=[], metavar="PATH",
+                   help="the .c files or directories whose coverage is reported (the "
+                        "code under test), relative to the kernel tree's top")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the results go")
+    add_kernel_choice(p)
+    add_guest_options(p)
+
     sub.add_parser("status", help="show the work directory, the tree and the builds")
     sub.add_parser("env", help="print the shell line that sets GCOVLAB_WORK: "
                    "eval \"$(vm/gcovlab env)\"",
@@ -370,7 +403,8 @@ def cmd_build(work, args):
 COMMANDS = {"tree": lambda w, a: (treemod.ensure(w), 0)[1], "lab": cmd_lab,
             "build": cmd_build, "boot": cmd_boot, "run": cmd_run,
             "report": cmd_report, "kernel-report": cmd_kernel_report,
-            "compare": cmd_compare, "status": cmd_status, "env": cmd_env, "clean": cmd_clean,
+            "compare": cmd_compare, "status": cmd_status, "env": cmd_env,
+            "kunit": lambda w, a: kunitmod.cmd_kunit(w, kunitmod.Request.from_args(a)), "clean": cmd_clean,
             "reset": lambda w, a: resetmod.reset(w, a.number),
             "exercise": lambda w, a: exercise.make(w, a.number, a.todo),
             "check": lambda w, a: exercise.check(w, a.number, a.json, a.solution)}

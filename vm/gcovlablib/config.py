@@ -16,6 +16,8 @@ from .util import GcovlabError
 
 BASES = ("lab", "mainline", "fixed")
 VARIANTS = ("all", "smp", "debug")
+# vm/gcovlab kunit's own build directory (not a --variant of the commands)
+KUNIT = "kunit"
 
 
 class Config(str):
@@ -25,7 +27,7 @@ class Config(str):
         if base not in BASES:
             raise GcovlabError("unknown kernel base %r; expected one of %s" % (
                 base, ", ".join(BASES)))
-        if variant is not None and variant not in VARIANTS:
+        if variant is not None and variant not in VARIANTS + (KUNIT,):
             raise GcovlabError("unknown kernel variant %r; expected one of %s" % (
                 variant, ", ".join(VARIANTS)))
         self = super().__new__(cls, base + "-" + variant if variant else base)

@@ -33,12 +33,24 @@ CONFIGS = {
                   "lab-debug.config"],
     "mainline-debug": ["kernel.config", "mainline.config", "smp.config",
                        "debug.config"],
+    # vm/gcovlab kunit: the suites' options come in a fragment of the
+    # command's own (EXTRA_FRAGMENTS), the covered files' profiling on
+    # make's command line (EXTRA_MAKE_VARS)
+    "lab-kunit": ["kernel.config", "lab.config", "kunit.config"],
+    "mainline-kunit": ["kernel.config", "mainline.config", "kunit.config"],
 }
 # Mainline with its own fix (patches/mainline-fix/, Lab 11): mainline's
 # configuration in a build directory of its own.
 CONFIGS.update({"fixed" + name[len("mainline"):]: fragments
                 for name, fragments in list(CONFIGS.items()) if name.startswith("mainline")})
 VARIANTS = config_mod.VARIANTS
+
+# What one command adds to a configuration, for this process: vm/gcovlab
+# kunit's suites (a fragment it writes) and covered objects (make
+# variables).  Part of the configuration's hash and build state, so a
+# build of other suites or other covered files is another state.
+EXTRA_FRAGMENTS = {}
+EXTRA_MAKE_VARS = {}
 
 
 def config_name(base, variant=None):
@@ -79,7 +91,8 @@ def make_vars(work, config=None):
     return ["ARCH=x86_64", "CC=ccache gcc" if uses_ccache(config) else "CC=gcc",
             "KBUILD_BUILD_USER=gcovlab",
             "KBUILD_BUILD_HOST=gcovlab",
-            "KBUILD_BUILD_TIMESTAMP=" + time.strftime("%a %b %d %H:%M:%S UTC %Y", when)]
+            "KBUILD_BUILD_TIMESTAMP=" + time.strftime("%a %b %d %H:%M:%S UTC %Y", when)] + \
+        EXTRA_MAKE_VARS.get(str(config), [])
 
 
 def make_env(work):
@@ -114,7 +127,8 @@ def source_dir(work, config):
 
 
 def fragments(config):
-    return [os.path.join(VM, name) for name in CONFIGS[config]]
+    return [os.path.join(VM, name) for name in CONFIGS[config]] + \
+        EXTRA_FRAGMENTS.get(str(config), [])
 
 
 def config_lines(path):
@@ -206,13 +220,15 @@ def configure(work, config, out=None):
             cwd=out, env=env, capture=True, what="merge_config.sh")
         run(base + ["olddefconfig"], env=env, capture=True, what="make olddefconfig")
     got = read_config(out)
-    missing = ["%s=%s (got %s)" % (k, v, got.get(k, "not set"))
-               for k, v in wanted_options(config).items()
-               if got.get(k) != v and k not in undefined]
+    missing = {k: v for k, v in wanted_options(config).items()
+               if got.get(k, "n") != v and k not in undefined}
     if missing:
-        raise GcovlabError("the %s kernel config did not take these options "
-                           "(a dependency is missing from vm/kernel.config?):\n    %s"
-                           % (config, "\n    ".join(missing)))
+        from . import kunit     # its Kconfig reader; kunit imports kbuild
+        with open(os.path.join(out, ".config"), encoding="utf-8") as f:
+            why = kunit.unmet(src, f.read(), missing)
+        raise GcovlabError("the %s kernel config did not take these options (as "
+                           "kunit.py would report too, a dependency is not met):\n    %s"
+                           % (config, "\n    ".join(why)))
     os.makedirs(os.path.dirname(saved), exist_ok=True)
     shutil.copyfile(os.path.join(out, ".config"), saved + ".tmp")
     os.replace(saved + ".tmp", saved)
@@ -237,6 +253,12 @@ def kconfig_key(src, want_hash):
             except OSError:
                 pass
     return h.hexdigest()[:32]
+
+
+def run_copy(src, dst):
+    """A copy of the build directory SRC at DST (links kept; reflinked
+    where the file system can)."""
+    run(["cp", "-a", "--reflink=auto", src, dst], what="cp -a")
 
 
 def bzimage(work, config):

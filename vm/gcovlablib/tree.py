@@ -260,19 +260,24 @@ def has_identity(scope):
 
 def student_identity(tree):
     """Give the tree's repository an identity for the student's commits
-    when git has none, and take it away once git has one of its own (in
-    ~/.gitconfig or /etc/gitconfig): a local one would hide it."""
+    when git has none, and take it away once the account that needed it
+    has one of its own (in ~/.gitconfig or /etc/gitconfig): a local one
+    would hide it.  The mark names that account's HOME, so that another
+    account using the same work directory (an instructor's, a test
+    runner's) never takes it away under the student's feet."""
+    home = os.path.expanduser("~")
+    mark = config_get(tree, IDENTITY_MARK)
     outside = has_identity("--global") or has_identity("--system")
-    ours = config_get(tree, IDENTITY_MARK) == "auto"
-    if ours and outside:
-        for key in ("user.name", "user.email", IDENTITY_MARK):
-            git(tree, "config", "--unset", key)
-        say("your commits in the kernel tree now use your own git identity "
-            "(git config --global); gcovlab's stand-in for it is gone")
-    elif not ours and not (config_get(tree, "user.name") and config_get(tree, "user.email")):
+    if mark and mark.startswith("auto"):
+        if mark == "auto " + home and outside:
+            for key in ("user.name", "user.email", IDENTITY_MARK):
+                git(tree, "config", "--unset", key)
+            say("your commits in the kernel tree now use your own git identity "
+                "(git config --global); gcovlab's stand-in for it is gone")
+    elif not (config_get(tree, "user.name") and config_get(tree, "user.email")):
         git(tree, "config", "user.name", STUDENT_NAME)
         git(tree, "config", "user.email", STUDENT_EMAIL)
-        git(tree, "config", IDENTITY_MARK, "auto")
+        git(tree, "config", IDENTITY_MARK, "auto " + home)
         say("git has no identity for your commits: the kernel tree's own "
             "repository uses '%s <%s>' until you set yours (git config --global "
             "user.name 'Your Name'; git config --global user.email you@example.org)"
