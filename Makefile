@@ -27,7 +27,7 @@ DEMO_OUT := out/demo
 DRIVER   := labs/driver
 SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
 	tools/export-series.sh tools/capture-lib.sh \
-	tools/capture-gcc.sh tools/capture-kbuild.sh tools/capture-format.sh tools/ci-coverage.sh \
+	tools/capture-gcc.sh tools/capture-kbuild.sh tools/capture-format.sh tools/capture-kunit.sh tools/ci-coverage.sh \
 	$(wildcard docs/examples/format/*.sh) \
 	$(wildcard labs/*/*.sh) $(wildcard labs/*/*/*.sh) \
 	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh)
@@ -63,6 +63,7 @@ captures:
 	tools/capture-gcc.sh
 	tools/capture-kbuild.sh
 	tools/capture-format.sh
+	tools/capture-kunit.sh
 
 bench:
 	$(PYTHON) tools/bench.py $(BENCH)
