@@ -32,8 +32,9 @@ SUITES = {
 }
 
 
-def kunit_args(out, *kernel):
-    args = ["kunit"] + list(kernel) + ["--out", out]
+def suite_args(out):
+    """The suites, the covered files and OUT, after 'kunit' and the kernel."""
+    args = ["--out", out]
     for suite in SUITES:
         args += ["--suite", suite]
     return args + ["--cover"] + [c for _o, c in SUITES.values()]
@@ -61,7 +62,7 @@ def suites_of(data):
 @pytest.fixture(scope="module")
 def mainline_run(mainline, tmp_path_factory):
     out = tmp_path_factory.mktemp("kunit") / "mainline"
-    proc = gcovlab(*kunit_args(out, "--mainline"), timeout=3600)
+    proc = gcovlab("kunit", "--mainline", *suite_args(out), timeout=3600)
     return proc, out
 
 
@@ -119,7 +120,7 @@ def test_boot_does_not_count(mainline_run):
 
 def test_a_second_run_builds_nothing(mainline_run, tmp_path):
     ok(mainline_run[0])
-    proc = ok(gcovlab(*kunit_args(tmp_path / "again", "--mainline"), timeout=1800))
+    proc = ok(gcovlab("kunit", "--mainline", *suite_args(tmp_path / "again"), timeout=1800))
     said = proc.stdout + proc.stderr
     assert "mainline-kunit kernel is up to date" in said, said[-2000:]
 

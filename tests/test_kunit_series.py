@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from conftest import gcovlab, ok, work_root
-from test_kunit import SUITES, kunit_args, results, suites_of
+from test_kunit import SUITES, results, suite_args, suites_of
 
 from gcovlablib import report  # noqa: E402  (conftest puts vm/ on the path)
 
@@ -38,7 +38,7 @@ def back_to_baseline(tree):
 @pytest.fixture(scope="module")
 def series_run(tree, tmp_path_factory):
     out = tmp_path_factory.mktemp("kunit-series") / "lab10"
-    proc = gcovlab(*kunit_args(out, "--lab", LAB), timeout=3600)
+    proc = gcovlab("kunit", "--lab", LAB, *suite_args(out), timeout=3600)
     return proc, out
 
 
@@ -58,7 +58,7 @@ def test_the_same_lines_as_mainline(series_run, mainline, tmp_path):
     _proc, out = series_run
     ok(series_run[0])
     theirs = tmp_path / "mainline"
-    ok(gcovlab(*kunit_args(theirs, "--mainline"), timeout=3600))
+    ok(gcovlab("kunit", "--mainline", *suite_args(theirs), timeout=3600))
     series = lines_of(out, os.path.join(work_root(), "linux"))
     mainline_lines = lines_of(theirs, os.path.join(work_root(), "mainline"))
     assert sorted(series) == sorted(c for _o, c in SUITES.values())

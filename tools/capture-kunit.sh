@@ -16,15 +16,20 @@ help_lines=4,12
 capture_help "$help_lines" "${1:-}"
 capture_args kunit "$@"
 need qemu-system-x86_64 lcov genhtml gcovr
-top=$(pwd)
 wd=$(vm/gcovlab env) || die "vm/gcovlab env failed"
 wd=${wd#export GCOVLAB_WORK=}
 out=$(mktemp -d /tmp/kunit-capture.XXXXXX) || die "mktemp failed"
 trap 'rm -rf "$out"' EXIT
-# capture-lib's run: the commands run in the checkout, named as a student's
-work=$top
-# shellcheck disable=SC2034,SC2088
-shown="~/gcov-kernel-labs"
+# run NAME COMMAND: as capture-lib's, but from the top of the checkout
+# (vm/gcovlab), its scratch file in the output folder
+run_here() {
+	printf '$ %s\n' "$2" >>"$dest/$1.txt"
+	if ! sh -c "$2" >"$out/.out" 2>&1; then
+		cat "$out/.out" >&2
+		die "failed: $2"
+	fi
+	cat "$out/.out" >>"$dest/$1.txt"
+}
 
 tidy() {
 	sed -i "s|$wd|~/.cache/gcov-kernel-labs|g; s|$out|~/kunit|g" "$dest/$1.txt"
@@ -32,14 +37,14 @@ tidy() {
 
 echo "$me: the four suites on mainline ..." >&2
 start mainline
-run mainline "vm/gcovlab kunit --mainline --suite cmdline --suite list_sort \
+run_here mainline "vm/gcovlab kunit --mainline --suite cmdline --suite list_sort \
 --suite linear-ranges-test --suite time_test_cases --cover lib/cmdline.c \
 lib/list_sort.c lib/linear_ranges.c kernel/time/timeconv.c --out $out/mainline"
 tidy mainline
 
 echo "$me: the series' own suites on Lab 10's kernel ..." >&2
 start series-own
-run series-own "vm/gcovlab kunit --lab 10 --suite gcov_gcc_12 --suite gcov_fs \
+run_here series-own "vm/gcovlab kunit --lab 10 --suite gcov_gcc_12 --suite gcov_fs \
 --suite gcov_base --cover kernel/gcov/gcc_12.c kernel/gcov/fs.c kernel/gcov/base.c \
 --out $out/own"
 tidy series-own
