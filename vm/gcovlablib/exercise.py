@@ -18,7 +18,7 @@ import re
 import sys
 import tomllib
 
-from . import checks, labs, standin
+from . import check_lab12, checks, labs, standin
 from . import tree as treemod
 from .util import EXIT_FAILED, EXIT_USAGE, GcovlabError, run, say
 from .work import REPO
@@ -206,6 +206,8 @@ def checks_for(work, number):
         return checks.check_lab9(work)
     if number == 10:
         return checks.check_lab10(tree)
+    if number == 12:
+        return check_lab12.check_lab12(work)
     if number == 6:
         return checks.check_lab6(os.path.join(tree, "kernel", "gcov"),
                                  os.path.join(REPO, "labs", "lab06", "harness"),
@@ -243,14 +245,18 @@ def hint(todos, c):
 
 def extra_patches(number, ex):
     """The patches after lab-N's that the exercise's finished state has
-    (exercise.toml's finish: the number of patches it is made of)."""
+    (exercise.toml's finish: the number of patches it is made of), then
+    the lab's own solution, where the finished state is not the series'
+    (exercise.toml's solution: a patch in the lab's folder)."""
     have = labs.get(number).get("patches", 0)
     finish = ex.get("finish", have)
     every = labs.series_patches()
     if finish > len(every):
         raise GcovlabError("Lab %d's exercise is the first %d patches, but patches/ holds %d"
                            % (number, finish, len(every)))
-    return [os.path.join(REPO, "patches", name) for name in every[have:finish]]
+    own = [os.path.join(REPO, "labs", "lab%02d" % number, ex["solution"])] \
+        if ex.get("solution") else []
+    return [os.path.join(REPO, "patches", name) for name in every[have:finish]] + own
 
 
 def skip_lab_patch(number):
@@ -307,7 +313,8 @@ def check(work, number, as_json=False, solution=False):
                                "%d' makes it" % (number, number), EXIT_USAGE)
         files = sorted({t["file"] for t in ex["todo"]})
         finished = finished_tree(work, number, ex)
-        extra = [os.path.basename(p)[:4] for p in extra_patches(number, ex)]
+        extra = [os.path.basename(p)[:4] if os.path.dirname(p).endswith("patches")
+                 else os.path.relpath(p, REPO) for p in extra_patches(number, ex)]
         say("--- a/ is your %s, +++ b/ the finished state (%s): '-' lines are "
             "yours, '+' lines the series'" % (
                 "work in %s as it is now, committed or not" % mine if branch == mine

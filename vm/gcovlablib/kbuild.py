@@ -99,13 +99,11 @@ def make_env(work):
     env = dict(os.environ)
     env["CCACHE_DIR"] = work.ccache
     env.setdefault("CCACHE_MAXSIZE", "5G")
-    # Depend mode takes the headers from the compiler's own -MMD output
-    # instead of running the preprocessor a second time on a cache miss:
-    # measured here, a cold tiny-kernel build 3 min 26 s -> 3 min 10 s.
-    # (No CCACHE_BASEDIR: ccache would hand gcc relative paths, and the
-    # .gcno files and __FILE__ would then name ../../linux/... instead of
-    # the tree.)
-    env.setdefault("CCACHE_DEPEND", "1")
+    # ccache in its default mode, not depend mode: see CCACHE_MODE.  (No
+    # CCACHE_BASEDIR: ccache would hand gcc relative paths, and the .gcno
+    # files and __FILE__ would then name ../../linux/... instead of the
+    # tree.)
+    env.pop("CCACHE_DEPEND", None)
     # make imports the environment: variables kbuild reads must not leak
     # in from the user's shell.
     for var in ("ARCH", "CROSS_COMPILE", "O", "M", "KBUILD_EXTMOD", "KCFLAGS",
@@ -116,6 +114,56 @@ def make_env(work):
     for var in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"):
         env.pop(var, None)
     return env
+
+
+# ccache's depend mode (CCACHE_DEPEND, used here until 2026-12-07) knows a
+# file's inputs from the compiler's -MD list alone, which never names the
+# file an assembler .incbin reads: arch/x86/boot/compressed/piggy.S
+# includes the compressed kernel that way, and its text changes only with
+# the kernel's size.  A relinked vmlinux of the same size (a profiled
+# object compiled again: a new gcov stamp, the same bytes count) got the
+# cached piggy.o of an earlier kernel, so the bzImage booted an older
+# kernel than vmlinux and the .gcno files ("stamp mismatch with notes
+# file" from gcov).  In its default mode ccache sees the .incbin and does
+# not cache such a file, but an entry that depend mode stored is still
+# found, so the cache is emptied once, and each build directory loses
+# its objects made from .incbin and is built again before its next use.
+CCACHE_MODE = "default mode (no depend mode): 2026-12-07"
+INCBIN_OBJECTS = ("arch/x86/boot/compressed/piggy.o", "usr/initramfs_data.o",
+                  "kernel/configs.o", "kernel/kheaders.o", "certs/system_certificates.o",
+                  "certs/revocation_certificates.o")
+
+
+def ccache_mode_ok(out):
+    """Whether the build directory OUT was built since CCACHE_MODE."""
+    return not os.path.isdir(out) or read_stamp(os.path.join(out, ".gcovlab-ccache")) == \
+        CCACHE_MODE
+
+
+def retire_depend_mode(work, out):
+    """Empty the cache once, and make OUT build its .incbin objects again
+    (see CCACHE_MODE).  Called with OUT's exclusive lock held."""
+    mark = os.path.join(work.ccache, "gcovlab-mode")
+    if read_stamp(mark) != CCACHE_MODE:
+        if os.path.isdir(work.ccache) and os.listdir(work.ccache):
+            say("emptying the ccache cache once (%s): entries stored in ccache's depend "
+                "mode can hold the compressed kernel of an earlier build" % work.ccache)
+            probe(["ccache", "-C"], env=make_env(work))
+        os.makedirs(work.ccache, exist_ok=True)
+        write_stamp(mark, CCACHE_MODE)
+    if os.path.isdir(out):
+        say("build/%s: its objects made with .incbin are built again (the bzImage "
+            "among them)" % os.path.basename(out))
+        for rel in INCBIN_OBJECTS:
+            try:
+                os.remove(os.path.join(out, rel))
+            except FileNotFoundError:
+                pass
+        try:
+            os.remove(os.path.join(out, ".gcovlab-built"))
+        except FileNotFoundError:
+            pass
+        write_stamp(os.path.join(out, ".gcovlab-ccache"), CCACHE_MODE)
 
 
 def jobs():
@@ -309,7 +357,8 @@ def compiler_id():
 def kept_dir(work, out, built_state):
     """Where the build of BUILT_STATE is kept; the key names the compiler
     too, so a kept build never outlives a compiler upgrade."""
-    key = hashlib.sha256(("%s\0%s" % (built_state, compiler_id())).encode()).hexdigest()[:20]
+    key = hashlib.sha256(("%s\0%s\0%s" % (built_state, compiler_id(), CCACHE_MODE)).encode()
+                         ).hexdigest()[:20]
     return os.path.join(kept_root(work, out), key)
 
 
@@ -596,7 +645,8 @@ def _build_kernel(work, config, force):
         treemod.ensure_fixed(work)
     out = work.build_dir(config)
     want = state(work, config)
-    if not force and complete_state(out) == want:
+    stale = uses_ccache(config) and not ccache_mode_ok(out)
+    if not force and not stale and complete_state(out) == want:
         say("%s kernel is up to date (build/%s in the work directory)" % (
             config, os.path.basename(out)))
         if not mainline:
@@ -605,6 +655,8 @@ def _build_kernel(work, config, force):
             notes_after_sources(out)
         return want
     with changing(work, config):
+        if stale:
+            retire_depend_mode(work, out)
         return _change_build(work, config, force, out, want)
 
 
@@ -618,6 +670,8 @@ def _change_build(work, config, force, out, want):
     configure(work, config, out)
     src = source_dir(work, config)
     took, compiled = make_all(work, src, out, config, os.path.join(out, "gcovlab-build.log"))
+    if uses_ccache(config):
+        write_stamp(os.path.join(out, ".gcovlab-ccache"), CCACHE_MODE)
     # The state the build started from: if the tree changed while make
     # ran (an editor saved a file), the objects may be of either, and no
     # stamp is written, so the next build runs make again.

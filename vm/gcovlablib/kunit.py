@@ -354,6 +354,20 @@ def ktap_parts(console):
     return head, body
 
 
+TOP_RESULT = re.compile(r"^((?:\[[^\]]*\] )?)(ok|not ok) \d+\b", re.M)
+
+
+def numbered_from_one(text):
+    """The modules' part with its suites' results numbered 1, 2, ...:
+    KUnit numbers every suite of a boot with one counter
+    (kunit_suite_counter, lib/kunit/test.c), so a module's suites go on
+    after the built-in ones ('ok 2 cmdline' after gcov_gcc_12), while the
+    frame around them starts a document of its own.  Test cases, indented,
+    keep their numbers."""
+    count = iter(range(1, 1 << 30))
+    return TOP_RESULT.sub(lambda m: "%s%s %d" % (m.group(1), m.group(2), next(count)), text)
+
+
 def parse(src, log, json_out):
     """The tree's own KTAP parser on LOG: what it printed, its status."""
     parser = os.path.join(src, "tools", "testing", "kunit", "kunit.py")
@@ -503,7 +517,21 @@ def repoint_tools(origin, out):
                 os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-def cmd_kunit(work, req):
+@dataclasses.dataclass
+class Plan:
+    """What a kunit request resolved to: the kernel, its tree, the suites'
+    options and the covered objects ({path: object})."""
+    config: Config
+    label: str
+    out: str
+    src: str
+    options: dict
+    covered: dict
+
+
+def plan(work, req):
+    """Resolve REQ (the tree made ready, its suites found, the covered
+    paths checked) and write the kunit kernel's fragment and make variables."""
     out = runs.check_out(req.out)
     config, label = kunit_config(req)
     runs.prepare_tree(work, req)
@@ -529,16 +557,27 @@ def cmd_kunit(work, req):
         say("covered: %s (profiled: %s)" % (", ".join(sorted(covered)), " ".join(
             kbuild.EXTRA_MAKE_VARS[str(config)])))
     seed(work, config)
-    with kbuild.built(work, config):
-        return run_built(work, req, config, label, out, src, options, covered)
+    return Plan(config, label, out, src, options, covered)
 
 
-def run_built(work, req, config, label, out, src, options, covered):
+def cmd_kunit(work, req):
+    p = plan(work, req)
+    with kbuild.built(work, p.config):
+        return run_built(work, req, p)
+
+
+def run_built(work, req, p, modules=None):
+    """Boot the built kunit kernel of plan P with the suites' modules (or
+    MODULES, .ko files built elsewhere), parse what they printed, and
+    report the covered files."""
+    config, label, out, src, options, covered = (p.config, p.label, p.out, p.src, p.options,
+                                                 p.covered)
     build_dir = work.build_dir(config)
     got = kbuild.read_config(build_dir)
-    modules = []
+    given = modules is not None
+    modules = list(modules or [])
     order = os.path.join(build_dir, "modules.order")
-    if os.path.isfile(order):
+    if not given and os.path.isfile(order):
         modules = [os.path.join(build_dir, line.strip()) for line in read(order).split("\n")
                    if line.strip().endswith((".ko", ".o"))]
         modules = [m[:-2] + ".ko" if m.endswith(".o") else m for m in modules]
@@ -574,7 +613,7 @@ def run_built(work, req, config, label, out, src, options, covered):
     head, body = ktap_parts(os.path.join(out, "console.log"))
     parts, printed, failed = [], [], False
     for name, text in (("boot", head if builtin or not config.is_mainline else ""),
-                       ("modules", body)):
+                       ("modules", numbered_from_one(body))):
         if "KTAP version" not in text and "TAP version" not in text:
             continue
         log = os.path.join(out, "kunit-%s.log" % name)
