@@ -110,7 +110,7 @@ def test_lab_and_mainline_together(tmp_path):
     assert proc.returncode == 2 and "not allowed with argument" in proc.stderr
 
 
-@pytest.mark.parametrize("lab", ["12", "99"])
+@pytest.mark.parametrize("lab", ["13", "99"])
 def test_lab_that_does_not_exist_yet(tmp_path, lab):
     fails(gcovlab("run", "--module", DRIVER, "--workload", BASIC, "--out", tmp_path / "o",
                   "--lab", lab), 2, "Lab %s does not exist yet" % lab, "labs/index.toml")

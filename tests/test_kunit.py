@@ -125,6 +125,47 @@ def test_a_second_run_builds_nothing(mainline_run, tmp_path):
     assert "mainline-kunit kernel is up to date" in said, said[-2000:]
 
 
+DRIVER = os.path.join(REPO, "labs", "kunit-driver")
+
+
+def test_a_module_of_ones_own_beside_the_tree_s_suites(mainline_run, tmp_path):
+    """--module: an out-of-tree module with a KUnit suite of its own
+    (labs/kunit-driver, the instructors' example), built against the same
+    kunit kernel (the same suites) and loaded beside the tree's suites;
+    only the covered file, rpn.c, is profiled and reported,
+    and its division, which no case tries, has no count."""
+    ok(mainline_run[0])
+    out = tmp_path / "mine"
+    args = ["kunit", "--mainline", "--module", DRIVER, "--out", out, "--cover", "rpn.c"]
+    for suite in SUITES:
+        args += ["--suite", suite]
+    proc = ok(gcovlab(*args, timeout=1800))
+    assert "GCOV_PROFILE_rpn.o=y" in proc.stdout + proc.stderr
+    got = suites_of(results(out))
+    assert set(got) == set(SUITES) | {"rpn"}, got.keys()
+    assert [c["status"] for c in got["rpn"]["test_cases"]] == ["PASS", "PASS"]
+    from gcovlablib import report
+    info = str(out / "lcov.info")
+    assert [os.path.basename(f) for f in report.coverage(info)] == ["rpn.c"]
+    with open(os.path.join(DRIVER, "rpn.c"), encoding="utf-8") as f:
+        division = [n for n, line in enumerate(f, 1) if "if (!b)" in line]
+    counts = {}
+    with open(info, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("DA:"):
+                n, c = line[3:].split(",")[:2]
+                counts[int(n)] = int(c)
+    assert counts[division[0]] == 0, counts
+    assert sum(1 for c in counts.values() if c) > len(counts) // 2, counts
+
+
+def test_cover_with_module_names_the_module_s_files(mainline, tmp_path):
+    proc = gcovlab("kunit", "--mainline", "--module", DRIVER, "--cover", "lib/cmdline.c",
+                   "--out", tmp_path / "o")
+    assert proc.returncode == 2 and "with --module, name a .c file of" in proc.stderr, \
+        proc.stderr
+
+
 # --- what it refuses, and why -----------------------------------------------
 
 def test_an_unknown_suite_is_named(mainline, tmp_path):

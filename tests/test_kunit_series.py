@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""vm/gcovlab kunit on the series (Lab 10's kernel, in build/lab-kunit):
+"""vm/gcovlab kunit on the series (Lab 12's kernel, in build/lab-kunit):
 the same four suites as on mainline (tests/test_kunit.py) give the same
 instrumented lines of the code they test, since the series is meant to
 be a drop-in; and the series' own KUnit suites measure the series' own
 code (kernel/gcov/), which tells the next review what they miss.  Moves
-the kernel tree (to lab-10): the tree stream of make check."""
+the kernel tree (to lab-12): the tree stream of make check."""
 
 import os
 import subprocess
@@ -16,7 +16,7 @@ from test_kunit import SUITES, results, suite_args, suites_of
 
 from gcovlablib import report  # noqa: E402  (conftest puts vm/ on the path)
 
-LAB = "10"
+LAB = "12"
 OWN = ["gcov_gcc_12", "gcov_fs", "gcov_base"]
 OWN_CODE = ["kernel/gcov/gcc_12.c", "kernel/gcov/fs.c", "kernel/gcov/base.c"]
 
@@ -29,7 +29,7 @@ def lines_of(out, top):
 
 @pytest.fixture(scope="module", autouse=True)
 def back_to_baseline(tree):
-    """--lab 10 moves the tree to lab-10; the next test file starts from
+    """--lab 12 moves the tree to lab-12; the next test file starts from
     the baseline."""
     yield
     subprocess.run(["git", "-C", tree, "switch", "-q", "baseline"], check=True)
@@ -37,7 +37,7 @@ def back_to_baseline(tree):
 
 @pytest.fixture(scope="module")
 def series_run(tree, tmp_path_factory):
-    out = tmp_path_factory.mktemp("kunit-series") / "lab10"
+    out = tmp_path_factory.mktemp("kunit-series") / "lab12"
     proc = gcovlab("kunit", "--lab", LAB, *suite_args(out), timeout=3600)
     return proc, out
 

@@ -3,11 +3,11 @@
 #
 # tools/capture-kunit.sh [DEST]: run vm/gcovlab kunit as the chapter
 # docs/kunit-coverage.rst shows it (four in-tree suites on mainline; the
-# series' own suites on Lab 10's kernel) and store the output in
+# series' own suites on Lab 12's kernel) and store the output in
 # DEST/mainline.txt and DEST/series-own.txt (default docs/captures/kunit).
 # The work directory is written ~/.cache/gcov-kernel-labs and the output
 # folder ~/kunit, as on a student's machine.  Moves the kernel tree to
-# lab-10 and back to baseline; refuses a tree with uncommitted changes (as
+# lab-12 and back to baseline; refuses a tree with uncommitted changes (as
 # vm/gcovlab does).
 me=capture-kunit.sh
 help_lines=4,12
@@ -42,9 +42,9 @@ run_here mainline "vm/gcovlab kunit --mainline --suite cmdline --suite list_sort
 lib/list_sort.c lib/linear_ranges.c kernel/time/timeconv.c --out $out/mainline"
 tidy mainline
 
-echo "$me: the series' own suites on Lab 10's kernel ..." >&2
+echo "$me: the series' own suites on Lab 12's kernel ..." >&2
 start series-own
-run_here series-own "vm/gcovlab kunit --lab 10 --suite gcov_gcc_12 --suite gcov_fs \
+run_here series-own "vm/gcovlab kunit --lab 12 --suite gcov_gcc_12 --suite gcov_fs \
 --suite gcov_base --cover kernel/gcov/gcc_12.c kernel/gcov/fs.c kernel/gcov/base.c \
 --out $out/own"
 tidy series-own

@@ -261,9 +261,15 @@ def parser():
     p.add_argument("--suite", action="append", dest="suites", default=[], metavar="NAME",
                    help="a suite by name (as KUnit prints it: '# Subtest: NAME'); "
                         "its option is found in the tree.  Repeat for several")
+    p.add_argument("--module", metavar="DIR",
+                   help="an out-of-tree module (with a Kbuild or Makefile) whose KUnit "
+                        "suites run instead of, or beside, the tree's: built against "
+                        "the kunit kernel and loaded in the guest; --cover then names "
+                        "its own .c files (every file profiled when none is named)")
     p.add_argument("--cover", nargs="+", default=[], metavar="PATH",
                    help="the .c files or directories whose coverage is reported (the "
-                        "code under test), relative to the kernel tree's top")
+                        "code under test), relative to the kernel tree's top (with "
+                        "--module, files of the module)")
     p.add_argument("--out", required=True, metavar="DIR", help="where the results go")
     add_kernel_choice(p)
     add_guest_options(p)

@@ -811,7 +811,8 @@ def forget_other_kernel(kout, dst):
 
 
 def build_module(work, config, src, dst, profile_var, extra=()):
-    """Build an out-of-tree module with every object instrumented."""
+    """Build an out-of-tree module with every object instrumented
+    (PROFILE_VAR=y), or with what EXTRA's variables say (PROFILE_VAR None)."""
     sync_sources(src, dst)
     kout = work.build_dir(config)
     forget_other_kernel(kout, dst)
@@ -820,10 +821,11 @@ def build_module(work, config, src, dst, profile_var, extra=()):
         for name in filenames:
             if name.endswith((".gcda", ".gcov")):
                 os.remove(os.path.join(dirpath, name))
+    profile = ["%s=y" % profile_var] if profile_var else []
     cmd = ["make", "-C", kout, "M=" + dst, "-j", jobs()] + make_vars(work, config) + \
-        ["%s=y" % profile_var] + list(extra) + ["modules"]
-    with Step("building the module in %s against the %s kernel (%s=y)" % (
-            shown(src), config, profile_var)):
+        profile + list(extra) + ["modules"]
+    with Step("building the module in %s against the %s kernel (%s)" % (
+            shown(src), config, " ".join(profile + [e for e in extra if "GCOV" in e]))):
         proc = run(cmd, env=make_env(work), check=False, capture=True)
         with open(os.path.join(dst, "gcovlab-module-build.log"), "w", encoding="utf-8") as f:
             f.write("$ %s\n%s" % (" ".join(cmd), proc.stdout))

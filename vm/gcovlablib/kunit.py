@@ -19,6 +19,7 @@ and gcovr report the covered files only.
 
 import dataclasses
 import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -199,9 +200,9 @@ def suite_options(src, req):
             suite, where, opt, kind, "a module, loaded after boot" if value == "m"
             else "built in, runs at boot"))
         options.setdefault(opt, value)
-    if not options:
-        raise GcovlabError("name the suites to run: --suite NAME (repeat it) or "
-                           "--kunitconfig FILE", EXIT_USAGE)
+    if not options and not req.module:
+        raise GcovlabError("name the suites to run: --suite NAME (repeat it), "
+                           "--kunitconfig FILE, or --module DIR", EXIT_USAGE)
     return options
 
 
@@ -261,6 +262,21 @@ def cover_objects(src, paths):
                                "objects that include it)" % path, EXIT_USAGE)
         for c in found:
             covered[c] = c[:-2] + ".o"
+    return covered
+
+
+def module_cover(module, paths):
+    """{covered source file of the out-of-tree MODULE (relative to it): its
+    object}, for --cover with --module: the module's own files."""
+    covered = {}
+    for path in paths:
+        full = os.path.abspath(path if os.path.isabs(path) or os.path.exists(path)
+                               else os.path.join(module, path))
+        rel = os.path.relpath(full, module)
+        if rel.startswith("..") or not os.path.isfile(full) or not rel.endswith(".c"):
+            raise GcovlabError("--cover %s: with --module, name a .c file of %s (relative "
+                               "to it or to here)" % (path, module), EXIT_USAGE)
+        covered[rel] = rel[:-2] + ".o"
     return covered
 
 
@@ -527,6 +543,7 @@ class Plan:
     src: str
     options: dict
     covered: dict
+    module: str = None
 
 
 def plan(work, req):
@@ -541,35 +558,64 @@ def plan(work, req):
         raise GcovlabError("%s has no debugfs gcov export yet (the series adds it in Lab "
                            "7): give --lab 7 or later, --tree on such a branch, or "
                            "--mainline" % label, EXIT_USAGE)
+    module = runs.check_module(req.module) if req.module else None
     options = suite_options(src, req)
-    covered = cover_objects(src, req.cover) if req.cover else {}
+    if module:
+        covered = module_cover(module, req.cover)
+    else:
+        covered = cover_objects(src, req.cover) if req.cover else {}
     runs.mark_out(out, kernel=config, title="KUnit on %s" % label)
-    fragment = os.path.join(work.root, "kunit", "%s.config" % config)
+    # one file per set of options: two kunit commands at once (two
+    # terminals, the two streams of make check) each build with their own;
+    # the build directory's lock then takes them one after the other
+    text = "# the suites of a vm/gcovlab kunit on this kernel\n" + "".join(
+        "%s=%s\n" % kv if kv[1] != "n" else "# %s is not set\n" % kv[0]
+        for kv in sorted(options.items()))
+    fragment = os.path.join(work.root, "kunit", "%s-%s.config" % (
+        config, hashlib.sha256(text.encode()).hexdigest()[:12]))
     os.makedirs(os.path.dirname(fragment), exist_ok=True)
-    with open(fragment + ".tmp", "w", encoding="utf-8") as f:
-        f.write("# the suites of the last vm/gcovlab kunit on this kernel\n")
-        f.write("".join("%s=%s\n" % kv if kv[1] != "n" else "# %s is not set\n" % kv[0]
-                        for kv in sorted(options.items())))
-    os.replace(fragment + ".tmp", fragment)
+    if not os.path.isfile(fragment):
+        with open(fragment + ".tmp", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(fragment + ".tmp", fragment)
     kbuild.EXTRA_FRAGMENTS[str(config)] = [fragment]
-    kbuild.EXTRA_MAKE_VARS[str(config)] = profile_vars(config, covered.values())
-    if covered:
+    kbuild.EXTRA_MAKE_VARS[str(config)] = [] if module else profile_vars(config,
+                                                                         covered.values())
+    if covered and not module:
         say("covered: %s (profiled: %s)" % (", ".join(sorted(covered)), " ".join(
             kbuild.EXTRA_MAKE_VARS[str(config)])))
     seed(work, config)
-    return Plan(config, label, out, src, options, covered)
+    return Plan(config, label, out, src, options, covered, module)
 
 
 def cmd_kunit(work, req):
     p = plan(work, req)
     with kbuild.built(work, p.config):
+        if p.module:
+            return run_module(work, req, p)
         return run_built(work, req, p)
 
 
-def run_built(work, req, p, modules=None):
+def run_module(work, req, p):
+    """--module DIR: build the out-of-tree module against the kunit kernel,
+    its --cover files profiled (every file when none is named), and load
+    it in the guest as the suites' modules are."""
+    build = os.path.join(p.out, "build")
+    if p.covered:
+        # the per-object variable: GCOV_PROFILE_x.o (mainline), GCOV_x.o
+        kos = kbuild.build_module(work, p.config, p.module, build, None, [
+            "%s_%s=y" % (p.config.profile_var, os.path.basename(o))
+            for o in sorted(p.covered.values())])
+    else:
+        kos = kbuild.build_module(work, p.config, p.module, build, p.config.profile_var)
+    return run_built(work, req, p, extra_modules=kos, module_build=build)
+
+
+def run_built(work, req, p, modules=None, extra_modules=(), module_build=None):
     """Boot the built kunit kernel of plan P with the suites' modules (or
-    MODULES, .ko files built elsewhere), parse what they printed, and
-    report the covered files."""
+    MODULES, .ko files built elsewhere) and EXTRA_MODULES (--module's),
+    parse what they printed, and report the covered files (of
+    MODULE_BUILD, --module's build, when given)."""
     config, label, out, src, options, covered = (p.config, p.label, p.out, p.src, p.options,
                                                  p.covered)
     build_dir = work.build_dir(config)
@@ -593,6 +639,7 @@ def run_built(work, req, p, modules=None):
             warn("the test part of the glob (%s) applies to built-in suites only: this "
                  "kernel's KUnit runs every test of a module's suites" % test_glob)
         modules = chosen
+    modules += list(extra_modules)
     if not modules and not builtin:
         raise GcovlabError("no suite to run: no module of the suites was built%s" % (
             " whose suites match %r" % suite_glob if suite_glob else ""))
@@ -612,7 +659,11 @@ def run_built(work, req, p, modules=None):
         status = e.code
     head, body = ktap_parts(os.path.join(out, "console.log"))
     parts, printed, failed = [], [], False
-    for name, text in (("boot", head if builtin or not config.is_mainline else ""),
+    # the boot's KTAP is parsed when the request has a built-in suite: the
+    # series' kernels run their own suites at every boot, which a run of
+    # module suites did not ask for
+    at_boot = [opt for opt in options if got.get(opt) == "y" and opt != "CONFIG_KUNIT"]
+    for name, text in (("boot", head if at_boot else ""),
                        ("modules", numbered_from_one(body))):
         if "KTAP version" not in text and "TAP version" not in text:
             continue
@@ -627,7 +678,11 @@ def run_built(work, req, p, modules=None):
     merge_json(parts, os.path.join(out, "results.json"))
     for said in printed:
         print(said.rstrip("\n"), flush=True)
-    if covered and not crashed:
+    if module_build and not crashed:
+        title = "KUnit on %s" % label
+        if not runs.make_report(out, module_build, title):
+            warn("no .gcda of the module came back")
+    elif covered and not crashed:
         title = "KUnit on %s" % label
         lines, index, said = cover_report(out, build_dir, src, covered, title)
         say("HTML report: %s" % index)
