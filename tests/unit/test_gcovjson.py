@@ -109,22 +109,10 @@ int main(int argc, char **argv)
 
 
 def tracefile(path):
-    """(number of TN: lines, the records sorted): geninfo writes its
-    records in the order of a Perl hash, so only the sorted records and
-    the TN: lines can be compared."""
-    tns, records, current = 0, [], []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("TN:"):
-                assert line == "TN:t\n", line
-                tns += 1
-                continue
-            current.append(line)
-            if line == "end_of_record\n":
-                records.append("".join(current))
-                current = []
-    assert not current, "a record without end_of_record in %s" % path
-    return tns, sorted(records)
+    """(number of TN: lines, the records sorted)."""
+    tests, records = gcovjson.tracefile_records(path)
+    assert list(tests) == ["TN:t\n"], tests
+    return tests["TN:t\n"], records
 
 
 @pytest.fixture(scope="module")

@@ -261,3 +261,23 @@ def capture(gcda_files, test, info, log, jobs=None):
         if os.path.exists(info + ".tmp"):
             os.remove(info + ".tmp")
     return said
+
+
+def tracefile_records(path):
+    """What two captures of the same objects must share: (the TN: lines,
+    counted; every record from SF: to end_of_record, sorted).  geninfo
+    writes an object's records in the order of a Perl hash, so the order
+    is not compared; each record's lines are, in order."""
+    tests, records, current = {}, [], []
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            if line.startswith("TN:"):
+                tests[line] = tests.get(line, 0) + 1
+                continue
+            current.append(line)
+            if line == "end_of_record\n":
+                records.append("".join(current))
+                current = []
+    if current:
+        raise GcovlabError("%s: a record without end_of_record" % path)
+    return tests, sorted(records)
