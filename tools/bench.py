@@ -49,6 +49,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -400,6 +401,13 @@ def loadavg():
         return float(f.read().split()[0])
 
 
+def children_cpu():
+    """User and system seconds of the finished children: what a command
+    cost the machine, whatever else ran beside it."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def report_steps(out):
     """(capture, genhtml) seconds from kernel-report's step lines."""
     steps = dict(demo_phases(out))
@@ -429,7 +437,9 @@ def fig_report(runs):
             say("kernel-report both ways, run %d of %d ..." % (i + 1, runs))
             fig.add("load average (1 min) when the run started", loadavg(), "load")
             for way, label in ways:
+                cpu = children_cpu()
                 took, text = gcovlab("kernel-report", "--out", out, *kernel, "--capture", way)
+                fig.add("CPU time (user + sys), %s" % label, children_cpu() - cpu)
                 if "no warning from gcov, lcov or genhtml" not in text:
                     raise BenchError("kernel-report --capture %s warned:\n%s" % (way, text))
                 capture, genhtml = report_steps(text)
