@@ -19,6 +19,15 @@ Figures (--only picks some; the default is all but the cold demo):
                boot, workload and sending the .gcda files, the file count,
                the bzImage size; after each whole-kernel run, its
                'vm/gcovlab kernel-report' (lcov and genhtml over the kernel)
+  report       the whole-kernel report (vm/gcovlab kernel-report) of one
+               mainline whole-kernel run, both ways: --capture geninfo
+               (lcov's geninfo, one gcov per object: the way before) and
+               the default, one gcov per core in its JSON format
+               (vm/gcovlablib/gcovjson.py), each split into the capture
+               and genhtml; the two kernel.info files are compared record
+               by record and the two HTML trees page by page (the figure
+               stops if they differ); then how each step grows with the
+               number of objects: 1, 100, all, and all twice over
   atomic       Lab 10's gcovrace on two vCPUs: plain counters (patches
                1-10) against atomic ones (patch 0011): run time and the
                increments lost
@@ -40,6 +49,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -52,7 +62,11 @@ REPO = os.path.dirname(HERE)
 GCOVLAB = os.path.join(REPO, "vm", "gcovlab")
 DRIVER = os.path.join(REPO, "labs", "driver")
 LAB10 = os.path.join(REPO, "labs", "lab10")
-FIGURES = ("demo", "edit", "switch", "transfer", "atomic", "suite")
+FIGURES = ("demo", "edit", "switch", "transfer", "report", "atomic", "suite")
+
+
+sys.path.insert(0, os.path.join(REPO, "vm"))
+from gcovlablib import gcovjson, report  # noqa: E402
 
 
 class BenchError(Exception):
@@ -351,6 +365,159 @@ def fig_transfer(runs):
     return fig
 
 
+# genhtml's pages carry the time they were made, and its sorted views
+# (index-sort-*.html, *.func-sort-c.html) order rows of equal keys as Perl's
+# hashes come out: two genhtml runs on one tracefile differ there.
+HTML_DATE = re.compile(r'(<td class="headerValue">)\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(</td>)')
+# a row of a page's table (a coverage bar's own table stays on one line)
+HTML_ROW = re.compile(r"\n    <tr>\n.*?\n    </tr>", re.S)
+
+
+def html_rows(path):
+    """A genhtml page as compared: the date masked; in a sorted view, its
+    table rows as a sorted list (the same rows, in any order of ties)."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        text = HTML_DATE.sub(r"\1DATE\2", f.read())
+    if "-sort-" in os.path.basename(path):
+        rows = HTML_ROW.findall(text)
+        return [HTML_ROW.sub("\n<row>", text)] + sorted(rows)
+    return [text]
+
+
+def html_differences(old, new):
+    """(pages compared, pages that differ) between two genhtml trees."""
+    def pages(root):
+        return sorted(os.path.relpath(os.path.join(d, f), root)
+                      for d, _s, fs in os.walk(root) for f in fs)
+    names = pages(old)
+    if names != pages(new):
+        return len(names), sorted(set(names) ^ set(pages(new)))
+    return len(names), [n for n in names if n.endswith(".html") and
+                        html_rows(os.path.join(old, n)) != html_rows(os.path.join(new, n))]
+
+
+def loadavg():
+    with open("/proc/loadavg", encoding="utf-8") as f:
+        return float(f.read().split()[0])
+
+
+def children_cpu():
+    """User and system seconds of the finished children: what a command
+    cost the machine, whatever else ran beside it."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def report_steps(out):
+    """(capture, genhtml) seconds from kernel-report's step lines."""
+    steps = dict(demo_phases(out))
+    capture = [v for k, v in steps.items() if " kernel objects" in k]
+    if not capture or "genhtml" not in steps:
+        raise BenchError("kernel-report printed no capture or genhtml step:\n%s" % out[-1500:])
+    return capture[0], steps["genhtml"]
+
+
+def timed(fn, *args):
+    start = time.monotonic()
+    fn(*args)
+    return time.monotonic() - start
+
+
+def fig_report(runs):
+    fig = Figure("report", "The whole-kernel report (vm/gcovlab kernel-report, mainline, "
+                 "CONFIG_GCOV_PROFILE_ALL): lcov's geninfo against gcov's JSON")
+    tmp = tempfile.mkdtemp(prefix="gcovlab-report.")
+    out = os.path.join(tmp, "out")
+    kernel = ["--mainline", "--variant", "all"]
+    ways = (("geninfo", "geninfo (before)"), ("gcov", "gcov JSON (now)"))
+    try:
+        gcovlab("run", *kernel, "--module", DRIVER, "--workload",
+                os.path.join(DRIVER, "workload-basic.sh"), "--out", out, "--timeout", "600")
+        for i in range(runs):
+            say("kernel-report both ways, run %d of %d ..." % (i + 1, runs))
+            fig.add("load average (1 min) when the run started", loadavg(), "load")
+            for way, label in ways:
+                cpu = children_cpu()
+                took, text = gcovlab("kernel-report", "--out", out, *kernel, "--capture", way)
+                fig.add("CPU time (user + sys), %s" % label, children_cpu() - cpu)
+                if "no warning from gcov, lcov or genhtml" not in text:
+                    raise BenchError("kernel-report --capture %s warned:\n%s" % (way, text))
+                capture, genhtml = report_steps(text)
+                fig.add("kernel-report, %s" % label, took)
+                fig.add("%s: capture" % label, capture)
+                fig.add("%s: genhtml" % label, genhtml)
+                if i == 0:
+                    # keep each way's results for the comparison below
+                    for name in ("kernel.info", "kernel-html"):
+                        os.rename(os.path.join(out, name), os.path.join(tmp, way + "-" + name))
+            if i == 0:
+                old = gcovjson.tracefile_records(os.path.join(tmp, "geninfo-kernel.info"))
+                new = gcovjson.tracefile_records(os.path.join(tmp, "gcov-kernel.info"))
+                if old != new:
+                    raise BenchError("the two kernel.info files differ (kept in %s)" % tmp)
+                pages, differ = html_differences(os.path.join(tmp, "geninfo-kernel-html"),
+                                                 os.path.join(tmp, "gcov-kernel-html"))
+                if differ:
+                    raise BenchError("the two HTML reports differ: %s (kept in %s)" % (
+                        ", ".join(differ[:5]), tmp))
+                fig.notes.append(
+                    "Same content both ways: the two kernel.info files have the same %d "
+                    "records (sorted; %d TN: lines each), the two kernel-html trees the "
+                    "same %d files (pages compared with genhtml's date masked, and the "
+                    "rows of its sorted views as a set: genhtml orders rows of equal keys "
+                    "differently from one run to the next on one tracefile)." % (
+                        len(new[1]), sum(new[0].values()), pages))
+                for name in os.listdir(tmp):
+                    if name.startswith(("geninfo-", "gcov-")):
+                        path = os.path.join(tmp, name)
+                        (shutil.rmtree if os.path.isdir(path) else os.remove)(path)
+            growth(fig, out, tmp)
+        fig.add("kernel objects", len(staged_gcda(out)), "files")
+        fig.notes.append(
+            "Growth: the capture alone, called in-process on the first N staged "
+            "objects (sorted by path), and genhtml on its tracefile; 'twice over' is "
+            "the same objects again under a second directory, as a larger kernel "
+            "would have more of them (no larger whole-kernel configuration is built "
+            "here). Load average at each run's start: the machine is shared; figures "
+            "measured under load are slower.")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return fig
+
+
+def staged_gcda(out):
+    stage = os.path.join(out, "kernel-data")
+    return sorted(os.path.join(d, f) for d, _s, fs in os.walk(stage)
+                  for f in fs if f.endswith(".gcda"))
+
+
+def growth(fig, out, tmp):
+    """Each way's capture and genhtml on 1, 100, all and twice all objects."""
+    gcda = staged_gcda(out)
+    twice = os.path.join(tmp, "twice")
+    if not os.path.isdir(twice):
+        shutil.copytree(os.path.join(out, "kernel-data"), twice)
+    sets = [("1 object", gcda[:1]), ("100 objects", gcda[:100]),
+            ("%d objects" % len(gcda), gcda),
+            ("%d objects (all twice over)" % (2 * len(gcda)),
+             gcda + [os.path.join(twice, os.path.relpath(g, os.path.join(out, "kernel-data")))
+                     for g in gcda])]
+    log = os.path.join(tmp, "growth.log")
+    for what, files in sets:
+        for way, label in (("geninfo", "geninfo"), ("gcov", "gcov JSON")):
+            info = os.path.join(tmp, "growth-%s.info" % way)
+            if way == "geninfo":
+                took = timed(report.capture_kernel, files, "t", info, log)
+            else:
+                took = timed(gcovjson.capture, files, "t", info, log)
+            fig.add("growth, %s: %s" % (label, what), took)
+        html = os.path.join(tmp, "growth-html")
+        took = timed(report.run_filtered, ["genhtml", "--quiet", "--branch-coverage",
+                                           "--output-directory", html, info], log)
+        shutil.rmtree(html)
+        fig.add("growth, genhtml: %s" % what, took)
+
+
 def race(out):
     with open(os.path.join(out, "console.log"), encoding="utf-8", errors="replace") as f:
         m = re.search(r"gcovrace: (\d+) CPUs x (\d+) calls = (\d+) calls", f.read())
@@ -479,6 +646,7 @@ def main(argv=None):
                    "edit": lambda: fig_edit(args.runs),
                    "switch": lambda: fig_switch(args.runs),
                    "transfer": lambda: fig_transfer(args.runs),
+                   "report": lambda: fig_report(args.runs),
                    "atomic": lambda: fig_atomic(args.runs),
                    "suite": fig_suite}[name]()
             if fig is None:

@@ -44,6 +44,7 @@ SECOND = [
     "tests/unit/test_host_variants.py",
     "tests/unit/test_kept_builds.py",
     "tests/unit/test_report_capture.py",
+    "tests/unit/test_gcovjson.py",
     "tests/unit/test_standin.py",
     "tests/unit/test_tool.py",
     "tests/test_docs.py",

@@ -10,6 +10,9 @@
   are structurally equal (tags, lengths, function count; stamp, checksums,
   idents and counts masked: built-in counts depend on boot timing);
 - gcov, lcov and genhtml read every kernel .gcda without a warning;
+- kernel-report's tracefile, made from gcov's JSON with one gcov per core
+  (vm/gcovlablib/gcovjson.py), has the records lcov's geninfo writes for
+  the same real kernel objects, branches included;
 - the exercise's checker (vm/gcovlab check 9) catches each mistake of
   labs/lab09/exercise.toml with its TODO, and passes on patch 0010.
 
@@ -31,7 +34,7 @@ import pytest
 from conftest import DRIVER, PAGE_RUNS, REPO, gcovlab, ok, page_output, work_root
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
-from gcovlablib import exercise  # noqa: E402
+from gcovlablib import exercise, gcovjson, report  # noqa: E402
 from gcovlablib.compare import masked_dump  # noqa: E402
 
 BASIC = os.path.join(DRIVER, "workload-basic.sh")
@@ -144,6 +147,73 @@ def test_kernel_report_warning_free(whole):
     with open(whole["out"] / "kernel.info", encoding="utf-8") as f:
         sources = f.read().count("\nSF:")
     assert sources > 300
+
+
+def features(doc):
+    """What one object's gcov JSON holds that a tracefile writer can get
+    wrong: a source named by a relative path, a line listed twice, an
+    exceptional branch (throw), a branch of a line never reached
+    (unexecuted_block, written '-'), a header (a source another object
+    names too)."""
+    found = set()
+    for f in doc["files"]:
+        if not f["file"].startswith("/"):
+            found.add("relative")
+        if f["file"].endswith(".h"):
+            found.add("header")
+        seen = set()
+        for line in f["lines"]:
+            if line["line_number"] in seen:
+                found.add("twice")
+            seen.add(line["line_number"])
+            if line["branches"] and line["count"] == 0 and line["unexecuted_block"]:
+                found.add("unexecuted")
+            if any(b["throw"] for b in line["branches"]):
+                found.add("throw")
+    return found
+
+
+def same_records_as_geninfo(out, tmp):
+    """Compare, on the real kernel data kernel-report staged in
+    OUT/kernel-data, geninfo's tracefile with gcovjson's, record by record:
+    for every kind of features() the three smallest objects that have it,
+    and every 16th object (geninfo over all of them costs 20 to 40 s; the
+    whole kernel is compared by make bench, tools/bench.py).  Returns
+    (objects compared, features seen in them)."""
+    gcda = sorted(glob.glob(os.path.join(str(out), "kernel-data", "**", "*.gcda"),
+                            recursive=True))
+    assert len(gcda) > 300
+    proc = subprocess.run(gcovjson.GCOV + gcda, cwd=tmp, capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr[-2000:]
+    docs = list(gcovjson.documents(proc.stdout))
+    assert len(docs) == len(gcda)
+    kinds = {g: features(doc) for g, doc in zip(gcda, docs)}
+    picked = set(gcda[::16])
+    for kind in ("relative", "header", "twice", "unexecuted", "throw"):
+        have = sorted((g for g in gcda if kind in kinds[g]), key=os.path.getsize)
+        assert have, "no kernel object with %s: the comparison would miss it" % kind
+        picked.update(have[:3])
+    picked = sorted(picked)
+    old, new = os.path.join(tmp, "geninfo.info"), os.path.join(tmp, "gcovjson.info")
+    said_old = report.capture_kernel(picked, "t", old, os.path.join(tmp, "geninfo.log"))
+    said_new = gcovjson.capture(picked, "t", new, os.path.join(tmp, "gcovjson.log"))
+    assert not said_old and not said_new, (said_old, said_new)
+    tests_old, records_old = gcovjson.tracefile_records(old)
+    tests_new, records_new = gcovjson.tracefile_records(new)
+    assert tests_new == tests_old == {"TN:t\n": len(picked)}
+    differ = [(a, b) for a, b in zip(records_old, records_new) if a != b]
+    assert len(records_new) == len(records_old) and not differ, differ[:2]
+    text = "".join(records_new)
+    assert "BRDA:" in text and ",-\n" in text
+    return len(picked), set().union(*(kinds[g] for g in picked))
+
+
+def test_kernel_report_has_geninfos_records(whole, tmp_path):
+    with open(whole["out"] / "kernel-lcov.log", encoding="utf-8") as f:
+        assert "$ gcov --json-format --stdout" in f.read()
+    compared, seen = same_records_as_geninfo(whole["out"], str(tmp_path))
+    print("lab9: geninfo's and gcovjson's records equal on %d kernel objects (%s)" % (
+        compared, ", ".join(sorted(seen))))
 
 
 # --- the exercise: the student writes patch 0010's exclusions ---------------

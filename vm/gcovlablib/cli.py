@@ -225,11 +225,16 @@ def parser():
     p = sub.add_parser("kernel-report", help="whole-kernel lcov report of a run's OUT",
                        description="From the .gcda files of an earlier run or boot "
                        "(OUT/gcda), take those of the kernel's own objects, put "
-                       "each next to a copy of its .gcno (OUT/kernel-data), and run "
-                       "lcov and genhtml: OUT/kernel.info, OUT/kernel-html/.  "
-                       "Exits 1 if gcov, lcov or genhtml warned about anything "
-                       "(Debian lcov's own 'Subroutine ... redefined' lines aside).")
+                       "each next to a copy of its .gcno (OUT/kernel-data), turn "
+                       "them into an lcov tracefile and run genhtml: OUT/kernel.info, "
+                       "OUT/kernel-html/.  Exits 1 if gcov, lcov or genhtml warned "
+                       "about anything (Debian lcov's own 'Subroutine ... redefined' "
+                       "lines aside).")
     p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--capture", choices=("gcov", "geninfo"), default="gcov",
+                   help="how the tracefile is made: gcov (default), one gcov per core "
+                   "over every object, in its JSON format; geninfo, lcov's geninfo, one "
+                   "gcov per object (the slower way before; the same records)")
     add_kernel_choice(p, required=True)
 
     p = sub.add_parser("report", help="redo lcov.info and html/ for a run's OUT",

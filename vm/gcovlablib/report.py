@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 
+from . import gcovjson
 from .util import GcovlabError, Step, probe, say
 
 # Debian's lcov 1.16 prints these Perl warnings on every run; they are its
@@ -257,10 +258,21 @@ def capture_kernel(gcda_files, title, info, log, jobs=None):
     return said
 
 
-def kernel_report(out, build_dir, title):
-    """lcov and genhtml over the kernel's own objects: OUT/kernel.info and
-    OUT/kernel-html/.  Returns (objects, what lcov said besides its known
-    Perl noise: warnings that must not be there)."""
+# How kernel_report turns the staged data into OUT/kernel.info: "gcov",
+# one gcov per core over all the objects, its JSON turned into geninfo's
+# records by gcovjson.py; "geninfo", lcov's geninfo (capture_kernel), one
+# gcov per object, the way before, kept for comparison (make bench,
+# tests/test_gcovjson_real.py).  Both give the same records.
+CAPTURES = ("gcov", "geninfo")
+
+
+def kernel_report(out, build_dir, title, capture="gcov"):
+    """A tracefile and genhtml over the kernel's own objects: OUT/kernel.info
+    and OUT/kernel-html/.  Returns (objects, .gcda files left out, what gcov,
+    lcov or genhtml said besides lcov's known Perl noise: warnings that must
+    not be there)."""
+    if capture not in CAPTURES:
+        raise GcovlabError("no capture %r: %s" % (capture, ", ".join(CAPTURES)))
     stage = os.path.join(out, "kernel-data")
     staged, foreign = stage_kernel_data(os.path.join(out, "gcda"), build_dir, stage)
     if not staged:
@@ -275,8 +287,13 @@ def kernel_report(out, build_dir, title):
             os.remove(stale)
     if os.path.isdir(html):
         shutil.rmtree(html)
-    with Step("lcov's geninfo over %d kernel objects, then genhtml" % len(staged)):
-        said = capture_kernel(staged, title, info, log)
+    if capture == "gcov":
+        with Step("gcov's JSON over %d kernel objects, one gcov per core" % len(staged)):
+            said = gcovjson.capture(staged, test_name(title), info, log)
+    else:
+        with Step("lcov's geninfo over %d kernel objects" % len(staged)):
+            said = capture_kernel(staged, title, info, log)
+    with Step("genhtml"):
         said += run_filtered(["genhtml", "--quiet", "--branch-coverage", "--title", title,
                               "--output-directory", html, info], log)
     return len(staged), foreign, said

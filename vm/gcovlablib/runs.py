@@ -35,6 +35,7 @@ class Request:
     timeout: int = 120
     accel: str = "tcg"
     append: str = ""
+    capture: str = "gcov"
 
     @classmethod
     def from_args(cls, args):
@@ -327,7 +328,8 @@ def cmd_kernel_report(work, req):
     config, _var, label = pick_kernel(req)
     build_dir = work.build_dir(config)
     with kbuild.using(work, config):
-        staged, foreign, said = report.kernel_report(out, build_dir, "kernel on %s" % label)
+        staged, foreign, said = report.kernel_report(out, build_dir, "kernel on %s" % label,
+                                                     capture=req.capture)
     say("%d kernel objects with data; %d other .gcda files (modules) left out" % (
         staged, foreign))
     say("HTML report: %s" % os.path.join(out, "kernel-html", "index.html"))
