@@ -3,8 +3,9 @@
 #
 # tools/capture-kunit.sh [DEST]: run vm/gcovlab kunit as the chapter
 # docs/kunit-coverage.rst shows it (four in-tree suites on mainline; the
-# series' own suites on Lab 12's kernel) and store the output in
-# DEST/mainline.txt and DEST/series-own.txt (default docs/captures/kunit).
+# series' own suites on Lab 12's kernel; the instructors' example module,
+# labs/kunit-driver) and store the output in DEST/mainline.txt,
+# DEST/module.txt and DEST/series-own.txt (default docs/captures/kunit).
 # The work directory is written ~/.cache/gcov-kernel-labs and the output
 # folder ~/kunit, as on a student's machine.  Moves the kernel tree to
 # lab-12 and back to baseline; refuses a tree with uncommitted changes (as
@@ -41,6 +42,13 @@ run_here mainline "vm/gcovlab kunit --mainline --suite cmdline --suite list_sort
 --suite linear-ranges-test --suite time_test_cases --cover lib/cmdline.c \
 lib/list_sort.c lib/linear_ranges.c kernel/time/timeconv.c --out $out/mainline"
 tidy mainline
+
+echo "$me: an out-of-tree module's own suite on mainline ..." >&2
+start module
+run_here module "vm/gcovlab kunit --mainline --module labs/kunit-driver --cover rpn.c \
+--out $out/rpn"
+sed -i "s|$out/rpn|~/rpn|g" "$dest/module.txt"
+tidy module
 
 echo "$me: the series' own suites on Lab 12's kernel ..." >&2
 start series-own

@@ -10,7 +10,8 @@ objects, 5,256 source records) that is most of the report's time.  GCC
 --stdout, prints one JSON document per file, in the order given.  This
 module runs one such gcov per core over consecutive shares of the files
 and writes the records geninfo writes for the same objects (see
-tests/test_gcovjson_real.py, which diffs the two on a real kernel run).
+tests/unit/test_gcovjson.py and tests/labs/test_lab09_all.py, which diff
+the two on objects the real compilers profiled and on a real kernel run).
 
 What geninfo 1.16 as Debian 12 ships it writes, with lcov's default
 configuration (/etc/lcovrc) and branch coverage on (report.BRANCHES),

@@ -26,7 +26,7 @@ import re
 import shutil
 import subprocess
 
-from . import guest, kbuild, report, runs
+from . import gcovjson, guest, kbuild, report, runs
 from .config import Config
 from .util import EXIT_USAGE, GcovlabError, Step, probe, say, warn
 
@@ -454,7 +454,7 @@ def cover_report(out, build_dir, src, covered, title):
         shutil.rmtree(html)
     with Step("lcov, genhtml and gcovr over the %d covered object%s" % (
             len(mine), "" if len(mine) == 1 else "s")):
-        said = report.capture_kernel(mine, title, raw, log)
+        said = gcovjson.capture(mine, report.test_name(title), raw, log)
         said += report.run_filtered(["lcov", "--quiet"] + report.BRANCHES +
                                     ["--extract", raw] + sorted(wanted) +
                                     ["--output-file", info], log)

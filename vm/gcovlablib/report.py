@@ -262,7 +262,7 @@ def capture_kernel(gcda_files, title, info, log, jobs=None):
 # one gcov per core over all the objects, its JSON turned into geninfo's
 # records by gcovjson.py; "geninfo", lcov's geninfo (capture_kernel), one
 # gcov per object, the way before, kept for comparison (make bench,
-# tests/test_gcovjson_real.py).  Both give the same records.
+# tests/labs/test_lab09_all.py).  Both give the same records.
 CAPTURES = ("gcov", "geninfo")
 
 
