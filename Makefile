@@ -9,7 +9,7 @@
 #                  and the series on user-mode Linux (one more: ARCH=um)
 #   make html      the documentation site in _build/html (sphinx -W)
 #   make bench     time demo, edit -> report, lab switch, the transfer, the
-#                  whole-kernel report both ways, atomic
+#                  whole-kernel report both ways, kunit runs, atomic
 #                  counters: min/median/max of 5 runs (BENCH='--runs 3 --cold';
 #                  BENCH='--save docs/bench' updates the site's Performance page)
 #   make bench-read  .gcda read speed, the series' debugfs vs mainline's, in

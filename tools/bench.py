@@ -28,6 +28,11 @@ Figures (--only picks some; the default is all but the cold demo):
                by record and the two HTML trees page by page (the figure
                stops if they differ); then how each step grows with the
                number of objects: 1, 100, all, and all twice over
+  kunit        vm/gcovlab kunit on mainline: the same suite again (nothing
+               to build), and a new suite on the warm kunit kernel (its
+               option merged, the kernel configured and rebuilt: cmdline
+               and list_sort by turns), each split into configure, make,
+               guest and the rest (kunit.py, lcov, genhtml, gcovr)
   atomic       Lab 10's gcovrace on two vCPUs: plain counters (patches
                1-10) against atomic ones (patch 0011): run time and the
                increments lost
@@ -62,7 +67,7 @@ REPO = os.path.dirname(HERE)
 GCOVLAB = os.path.join(REPO, "vm", "gcovlab")
 DRIVER = os.path.join(REPO, "labs", "driver")
 LAB10 = os.path.join(REPO, "labs", "lab10")
-FIGURES = ("demo", "edit", "switch", "transfer", "report", "atomic", "suite")
+FIGURES = ("demo", "edit", "switch", "transfer", "report", "kunit", "atomic", "suite")
 
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
@@ -518,6 +523,51 @@ def growth(fig, out, tmp):
         fig.add("growth, genhtml: %s" % what, took)
 
 
+KUNIT_SUITES = (("cmdline", "lib/cmdline.c"), ("list_sort", "lib/list_sort.c"))
+
+
+def kunit_steps(fig, kind, took, out):
+    """Add a kunit run's time and its parts, as the tool printed them."""
+    fig.add("%s: vm/gcovlab kunit" % kind, took)
+    parts = {"configure": r"configuring mainline-kunit kernel: .*: done in ([\d.]+) s",
+             "make": r"built the mainline-kunit kernel in ([\d.]+) s",
+             "guest": r"guest finished in ([\d.]+) s"}
+    for name, pattern in parts.items():
+        m = re.search(pattern, out)
+        if m:
+            fig.add("%s: of which %s" % (kind, name), float(m.group(1)))
+    m = re.search(r"\((\d+) files? compiled\)", out)
+    if m:
+        fig.add("%s: files compiled" % kind, int(m.group(1)), "files")
+
+
+def fig_kunit(runs):
+    fig = Figure("kunit", "vm/gcovlab kunit on mainline: the same suite again, and a new "
+                 "suite on the warm kunit kernel")
+    tmp = tempfile.mkdtemp(prefix="gcovlab-kunit.")
+    try:
+        def run(suite, cover, name):
+            return gcovlab("kunit", "--mainline", "--suite", suite, "--cover", cover,
+                           "--out", os.path.join(tmp, name))
+        run(*KUNIT_SUITES[0], "warm")
+        for i in range(runs):
+            suite, cover = KUNIT_SUITES[(i + 1) % 2]
+            say("kunit %d of %d: %s, a new suite for the kunit kernel ..." % (i + 1, runs, suite))
+            took, out = run(suite, cover, "new-%d" % i)
+            if "built the mainline-kunit kernel" not in out:
+                raise BenchError("a new suite did not rebuild the kunit kernel")
+            kunit_steps(fig, "new suite", took, out)
+            say("kunit %d of %d: %s again ..." % (i + 1, runs, suite))
+            took, out = run(suite, cover, "again-%d" % i)
+            if "mainline-kunit kernel is up to date" not in out:
+                raise BenchError("the same suite again rebuilt the kunit kernel")
+            kunit_steps(fig, "same suite again", took, out)
+        fig.notes.append("load average at the end: %s" % loadavg())
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return fig
+
+
 def race(out):
     with open(os.path.join(out, "console.log"), encoding="utf-8", errors="replace") as f:
         m = re.search(r"gcovrace: (\d+) CPUs x (\d+) calls = (\d+) calls", f.read())
@@ -647,6 +697,7 @@ def main(argv=None):
                    "switch": lambda: fig_switch(args.runs),
                    "transfer": lambda: fig_transfer(args.runs),
                    "report": lambda: fig_report(args.runs),
+                   "kunit": lambda: fig_kunit(args.runs),
                    "atomic": lambda: fig_atomic(args.runs),
                    "suite": fig_suite}[name]()
             if fig is None:
