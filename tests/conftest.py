@@ -402,3 +402,14 @@ def patched_branch(tree, start, name, patch):
         subprocess.run(["git", "-C", tree, "switch", "-q", start])
         subprocess.run(["git", "-C", tree, "branch", "-q", "-D", name],
                        stderr=subprocess.DEVNULL)
+
+
+def exercise_check(tree, number, files):
+    """Write FILES ({path in the tree: text}) into the kernel tree, then run
+    'vm/gcovlab check NUMBER --json': (the process, its JSON)."""
+    import json
+    for rel, text in files.items():
+        with open(os.path.join(tree, rel), "w", encoding="utf-8") as f:
+            f.write(text)
+    proc = gcovlab("check", str(number), "--json", timeout=3600)
+    return proc, json.loads(proc.stdout)

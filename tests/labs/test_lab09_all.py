@@ -22,7 +22,6 @@ build/mainline-all, and are reused afterwards).
 """
 
 import glob
-import json
 import os
 import re
 import subprocess
@@ -31,7 +30,8 @@ import tempfile
 
 import pytest
 
-from conftest import DRIVER, PAGE_RUNS, REPO, gcovlab, ok, page_output, work_root
+from conftest import (DRIVER, PAGE_RUNS, REPO, exercise_check, gcovlab, ok, page_output,
+                      work_root)
 
 sys.path.insert(0, os.path.join(REPO, "vm"))
 from gcovlablib import exercise, gcovjson, report  # noqa: E402
@@ -225,13 +225,6 @@ def test_kernel_report_has_geninfos_records(whole, tmp_path):
 # linked after it.  The page runs the untouched skeleton (docs/labs/lab9.rst,
 # "Exercise"), whose capture shows every TODO failing.
 
-def exercise_check(tree, files):
-    """Write FILES into the tree (on my-lab9), run check 9 --json."""
-    for rel, text in files.items():
-        with open(os.path.join(tree, rel), "w", encoding="utf-8") as f:
-            f.write(text)
-    proc = gcovlab("check", "9", "--json", timeout=3600)
-    return proc, json.loads(proc.stdout)
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +242,7 @@ def exercise9(whole, tree):
                 if m["todo"] in group:
                     assert m["old"] in files[m["file"]], m["what"]
                     files[m["file"]] = files[m["file"]].replace(m["old"], m["new"], 1)
-            results[group] = exercise_check(tree, files)
+            results[group] = exercise_check(tree, 9, files)
         results["solution"] = exercise_check(tree, solved)
         for variant in VARIANTS9:
             results[variant] = exercise_check(tree, applied(variant, solved))

@@ -13,14 +13,13 @@ Moves the kernel tree (to my-lab12): the tree stream of make check.
 """
 
 import glob
-import json
 import os
 import subprocess
 import tempfile
 
 import pytest
 
-from conftest import REPO, gcovlab, ok
+from conftest import REPO, exercise_check, gcovlab, ok
 
 from gcovlablib import check_lab12, exercise  # noqa: E402  (conftest puts vm/ on the path)
 
@@ -68,12 +67,7 @@ def lab12(tree):
 
 
 def check(tree, files):
-    """Write FILES into the tree, run 'check 12 --json'."""
-    for rel, text in files.items():
-        with open(os.path.join(tree, rel), "w", encoding="utf-8") as f:
-            f.write(text)
-    proc = gcovlab("check", "12", "--json", timeout=3600)
-    return proc, json.loads(proc.stdout)
+    return exercise_check(tree, 12, files)
 
 
 def failed(result):

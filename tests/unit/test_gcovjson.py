@@ -197,15 +197,20 @@ def test_gcov_exceptional_branches_are_there(data):
                for b in line["branches"])
 
 
-def test_a_failing_gcov_is_an_error_and_leaves_no_tracefile(data, tmp_path):
+@pytest.mark.parametrize("way", ["gcov", "geninfo"])
+def test_a_failing_capture_is_an_error_and_leaves_no_tracefile(data, tmp_path, way):
+    """Both ways of making the tracefile stop at a file that is not there,
+    and leave neither the tracefile nor a part of it."""
     _d, gcda = data
     info = tmp_path / "k.info"
-    with pytest.raises(GcovlabError, match="gcov failed .* to .*missing.gcda"):
-        gcovjson.capture(gcda + [str(tmp_path / "missing.gcda")], "t", str(info),
-                         str(tmp_path / "log"), jobs=2)
+    capture = gcovjson.capture if way == "gcov" else report.capture_kernel
+    with pytest.raises(GcovlabError, match="%s failed .* to .*missing.gcda" % way):
+        capture(gcda + [str(tmp_path / "missing.gcda")], "t", str(info),
+                str(tmp_path / "log"), jobs=2)
     assert not info.exists()
-    assert not [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
-    assert "missing.gcno" in (tmp_path / "log").read_text()
+    assert not [n for n in os.listdir(tmp_path) if ".part" in n or n.endswith(".tmp")]
+    if way == "gcov":
+        assert "missing.gcno" in (tmp_path / "log").read_text()
 
 
 def test_parts_are_consecutive_and_cover_every_file():
