@@ -141,6 +141,50 @@ def test_listed_cases_ignores_comments_and_strings():
     assert check_lab12.listed_cases(code) == ["a", "d"]
 
 
+def test_what_students_write_is_read_as_the_compiler_reads_it():
+    """A case after the {} that ends the list is not listed; a case without
+    'static' is a case; KUNIT_FAIL and a macro that expands to an
+    expectation check a result; an if-block is not a function."""
+    code = check_lab12.without_comments(
+        "#define CHECK(s, v) \\\n\tKUNIT_EXPECT_EQ(test, memparse(s, NULL), v)\n"
+        "void by_macro(struct kunit *test)\n{\n\tCHECK(\"4k\", 4096ULL);\n}\n"
+        "static void by_fail(struct kunit *test) {\n"
+        "\tif (memparse(\"4k\", NULL) != 4096)\n\t\tKUNIT_FAIL(test, \"4k\");\n}\n"
+        "static void nothing(struct kunit *test)\n{\n\tif (memparse(\"1\", NULL)) {\n"
+        "\t\tmemparse(\"2\", NULL);\n\t}\n}\n"
+        "static void other(struct kunit *test)\n{\n\tif (1) {\n"
+        "\t\tKUNIT_EXPECT_EQ(test, 1, 1);\n\t}\n}\n"
+        "static struct kunit_case cmdline_test_cases[] = {\n\tKUNIT_CASE(by_macro),\n"
+        "\tKUNIT_CASE(by_fail),\n\t{},\n\tKUNIT_CASE(late),\n};\n")
+    assert check_lab12.listed_cases(code) == ["by_macro", "by_fail"]
+    assert [m.group(1) for m in check_lab12.CASE_FUNCTION.finditer(code)] == [
+        "by_macro", "by_fail", "nothing", "other"]
+    funcs = check_lab12.bodies(code)
+    assert "if" not in funcs
+    assert check_lab12.checks_a_result("by_macro", funcs)
+    assert check_lab12.checks_a_result("by_fail", funcs)
+    assert not check_lab12.checks_a_result("nothing", funcs)
+
+
+def test_an_oops_is_told_with_its_call_trace(tmp_path):
+    console = tmp_path / "console.log"
+    console.write_text(
+        "[    0.795219]     ok 4 cmdline_test_range\n"
+        "[    0.796070] BUG: kernel NULL pointer dereference, address: 0000000000000000\n"
+        "[    0.797220] Oops: 0000 [#1]\n"
+        "[    0.797896] RIP: 0010:_parse_integer_fixup_radix+0x9/0x56\n"
+        "[    0.802529] Call Trace:\n"
+        "[    0.803574]  ? memparse+0x1d/0xbe\n"
+        "[    0.803702]  ? cmdline_test_memparse+0x284/0x36a [cmdline_kunit]\n"
+        "[    0.807030] ---[ end trace 0000000000000000 ]---\n"
+        "[    0.807203] RIP: 0010:_parse_integer_fixup_radix+0x9/0x56\n")
+    said = check_lab12.oops(str(console))
+    assert "BUG: kernel NULL pointer dereference" in said
+    assert "? cmdline_test_memparse+0x284/0x36a [cmdline_kunit]" in said
+    assert said.count("RIP:") == 1
+    assert check_lab12.oops(str(tmp_path / "none")) == ""
+
+
 def test_an_expectation_in_a_helper_counts_and_a_call_alone_does_not():
     code = check_lab12.without_comments(
         "static void helper(struct kunit *test, int v)\n{\n\tKUNIT_EXPECT_EQ(test, v, 1);\n}\n"

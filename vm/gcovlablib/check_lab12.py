@@ -32,9 +32,11 @@ CASES = "cmdline_test_cases"
 START = "lab-12"
 BACKGROUND = "docs/labs/lab12.rst, Background"
 # a case's function, as KUnit calls it
-CASE_FUNCTION = re.compile(r"\bstatic\s+void\s+(\w+)\s*\(\s*struct\s+kunit\s*\*\s*(\w+)\s*\)\s*\{")
-EXPECTATION = re.compile(r"\bKUNIT_(?:EXPECT|ASSERT)_\w+\s*\(")
+CASE_FUNCTION = re.compile(r"^\s*(?:static\s+)?void\s+(\w+)\s*\(\s*struct\s+kunit\s*\*\s*"
+                           r"(\w+)\s*\)\s*\{", re.M)
+EXPECTATION = re.compile(r"\bKUNIT_(?:(?:EXPECT|ASSERT)_\w+|FAIL)\s*\(")
 CALL = re.compile(r"\b(\w+)\s*\(")
+KEYWORDS = ("if", "for", "while", "switch", "return", "sizeof", "do")
 
 
 def without_comments(text):
@@ -56,19 +58,25 @@ def listed_cases(code):
                   code, re.S)
     if not m:
         return None
-    return re.findall(r"\bKUNIT_CASE\w*\s*\(\s*(\w+)", m.group(1))
+    # KUnit stops at the {} that ends the list: a case after it never runs
+    listed = re.split(r"\{\s*\}", m.group(1))[0]
+    return re.findall(r"\bKUNIT_CASE\w*\s*\(\s*(\w+)", listed)
 
 
 def bodies(code):
-    """{function name: its body} of every function of the file that has
-    the shape of a case or helper (static, with a body)."""
+    """{name: its body} of every function of the file (with a body) and of
+    every function-like macro (a case may check through one)."""
     out = {}
-    for m in re.finditer(r"\bstatic\s+[\w\s\*]*?\b(\w+)\s*\([^;{)]*\)\s*\{", code):
+    for m in re.finditer(r"^[ \t]*(?:static\s+)?[\w \t\*]*?\b(\w+)\s*\([^;{)]*\)\s*\{",
+                         code, re.M):
         depth, i = 1, m.end()
         while depth and i < len(code):
             depth += {"{": 1, "}": -1}.get(code[i], 0)
             i += 1
-        out[m.group(1)] = code[m.end():i - 1]
+        if m.group(1) not in KEYWORDS:
+            out[m.group(1)] = code[m.end():i - 1]
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\((\\\n|[^\n])*", code, re.M):
+        out.setdefault(m.group(1), m.group(0))
     return out
 
 
@@ -112,6 +120,27 @@ def reached(out, path):
                 if int(count):
                     lines.add(int(number))
     return lines
+
+
+def oops(console):
+    """The lines of a kernel oops in CONSOLE that say what and where (its
+    first line, RIP, and the call trace), or ''."""
+    try:
+        with open(console, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return ""
+    start = re.search(r"^.*(?:BUG:|Oops:|general protection fault).*$", text, re.M)
+    if not start:
+        return ""
+    lines = []
+    for line in text[start.start():].split("\n"):
+        line = re.sub(r"^\[\s*[\d.]+\]\s?", "", line)
+        if re.match(r"(BUG:|Oops:|general protection|RIP:|\s*\? \w+\+0x|\s*\w+\+0x)", line):
+            lines.append("  " + line.strip())
+        if line.startswith("---[ end trace") or len(lines) >= 12:
+            break
+    return "\nThe kernel stopped your case with an oops:\n" + "\n".join(dict.fromkeys(lines))
 
 
 def spans(lines):
@@ -196,7 +225,7 @@ def static_checks(original, mine, code_changed):
     had = {m.group(1) for m in CASE_FUNCTION.finditer(without_comments(original))}
     new_functions = [m.group(1) for m in CASE_FUNCTION.finditer(code)
                      if m.group(1) not in had]
-    new = [c for c in listed if c not in theirs]
+    new = list(dict.fromkeys(c for c in listed if c not in theirs))
     out.append(Check("a new case: a function 'static void NAME(struct kunit *test)'",
                      bool(new_functions or new),
                      detail="" if new_functions or new else
@@ -239,7 +268,9 @@ def check_lab12(work):
         with open(os.path.join(tree, TEST), encoding="utf-8") as f:
             mine = f.read()
     except OSError as e:
-        raise GcovlabError("%s: %s" % (os.path.join(tree, TEST), e.strerror))
+        raise GcovlabError("%s: %s; to start from the suite as the tree has it: git -C %s "
+                           "checkout %s -- %s" % (os.path.join(tree, TEST), e.strerror, tree,
+                                                  START, TEST))
     code_changed = bool(treemod.git(tree, "diff", START, "--", CODE).strip())
     out, new = static_checks(original, mine, code_changed)
     dynamic = ["the suite builds and runs", "your new case%s pass%s" % (
@@ -259,12 +290,24 @@ def check_lab12(work):
         return out + [Check(dynamic[0], False, todo=1, detail=str(e))] + [
             Check(name, False, detail="not run: the kernel did not build") for name in dynamic[1:]]
     with held:
-        before, first_states = first_lines(work, p, scratch, original)
+        try:
+            before, first_states = first_lines(work, p, scratch, original)
+        except GcovlabError as e:
+            return out + [Check(dynamic[0], False, detail=(
+                "the comparison run of the suite as %s has it (not your file) failed; "
+                "run the check again, and if it fails the same way, 'vm/gcovlab reset 12' "
+                "keeps your branch and starts again:\n%s" % (START, e)))]
+        # what an earlier check left must not be read as this run's
+        for stale in ("results.json", "lcov.info"):
+            if os.path.exists(os.path.join(p.out, stale)):
+                os.remove(os.path.join(p.out, stale))
         try:
             kunit.run_built(work, req, p)
         except GcovlabError as e:
             failed = str(e)
     got = statuses(p.out)
+    crashed = failed if failed and not os.path.isfile(os.path.join(p.out, "lcov.info")) \
+        else None
     out.append(Check(dynamic[0], bool(got), todo=1, detail=(failed or "") if not got else ""))
     if not got:
         return out + [Check(name, False, detail="not run: the suite did not run")
@@ -273,13 +316,18 @@ def check_lab12(work):
     out.append(Check(dynamic[1], not bad_new, todo=1, detail="; ".join(
         "%s: %s" % kv for kv in bad_new.items()) + (
         " (the KTAP log, with each failed expectation: %s/kunit-modules.log)" % p.out
-        if bad_new else "")))
+        if bad_new else "") + (
+        "\nThe guest did not finish (%s).%s\nThe kernel's messages: %s/console.log" % (
+            crashed.split("\n")[0], oops(os.path.join(p.out, "console.log")), p.out)
+        if crashed else "")))
     first = [c for c, s in first_states.items() if s == "PASS"]
     broken = {c: got.get(c, "did not run") for c in first if got.get(c) != "PASS"}
     out.append(Check(dynamic[2], not broken, todo=2,
                      detail="; ".join("%s: %s" % kv for kv in broken.items())))
-    now = reached(p.out, os.path.join(p.src, CODE)) if os.path.isfile(
-        os.path.join(p.out, "lcov.info")) else set()
+    if crashed:
+        return out + [Check(dynamic[3], False, detail="not measured: the guest did not "
+                            "finish, so no coverage came back")]
+    now = reached(p.out, os.path.join(p.src, CODE))
     gained = now - before
     out.append(Check(dynamic[3], bool(gained), todo=1, chapter=BACKGROUND,
                      detail="the first cases reach %d lines of %s (%s); with yours the "

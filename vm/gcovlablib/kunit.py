@@ -270,8 +270,8 @@ def module_cover(module, paths):
     object}, for --cover with --module: the module's own files."""
     covered = {}
     for path in paths:
-        full = os.path.abspath(path if os.path.isabs(path) or os.path.exists(path)
-                               else os.path.join(module, path))
+        full = os.path.abspath(path if os.path.isabs(path) or not os.path.exists(
+            os.path.join(module, path)) else os.path.join(module, path))
         rel = os.path.relpath(full, module)
         if rel.startswith("..") or not os.path.isfile(full) or not rel.endswith(".c"):
             raise GcovlabError("--cover %s: with --module, name a .c file of %s (relative "
@@ -549,7 +549,8 @@ class Plan:
 def plan(work, req):
     """Resolve REQ (the tree made ready, its suites found, the covered
     paths checked) and write the kunit kernel's fragment and make variables."""
-    out = runs.check_out(req.out)
+    module = runs.check_module(req.module) if req.module else None
+    out = runs.check_out(req.out, module)
     config, label = kunit_config(req)
     runs.prepare_tree(work, req)
     src = kbuild.source_dir(work, config)
@@ -558,7 +559,6 @@ def plan(work, req):
         raise GcovlabError("%s has no debugfs gcov export yet (the series adds it in Lab "
                            "7): give --lab 7 or later, --tree on such a branch, or "
                            "--mainline" % label, EXIT_USAGE)
-    module = runs.check_module(req.module) if req.module else None
     options = suite_options(src, req)
     if module:
         covered = module_cover(module, req.cover)
