@@ -52,11 +52,23 @@ BENCH_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 
 
 def plot_pages():
-    try:
-        count = sum(1 for f in os.listdir(BENCH_DATA) if f.endswith(".json"))
-    except OSError:
-        count = 0
-    return {"docs/performance.html": count}
+    """{page: the charts it draws}: each '.. bench-figure:: NAME' of a page's
+    source with a :plot: option and a docs/bench/NAME.json to draw from."""
+    pages = {}
+    for dirpath, dirnames, names in os.walk(os.path.join(REPO, "docs")):
+        dirnames[:] = [d for d in dirnames if not d.startswith("_")]
+        for name in names:
+            if not name.endswith(".rst"):
+                continue
+            with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                text = f.read()
+            count = sum(1 for m in re.finditer(
+                r"^\.\. bench-figure:: (\S+)\n(?:   :\w[\w-]*:.*\n)*?   :plot:", text, re.M)
+                if os.path.isfile(os.path.join(BENCH_DATA, m.group(1) + ".json")))
+            if count:
+                rel = os.path.relpath(os.path.join(dirpath, name), REPO)
+                pages[rel[:-len(".rst")] + ".html"] = count
+    return pages
 
 CHROMIUM_FLAGS = [
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
