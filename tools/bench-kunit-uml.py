@@ -17,7 +17,8 @@ the four suites tests/test_kunit.py runs, on two trees:
 Each tree is a detached worktree of its own under
 $GCOVLAB_WORK/kunit-uml/ (the shared tree ~/.cache/gcov-kernel-labs/linux
 is never switched or edited), with a build directory beside it.  For each:
-a cold kunit.py run (empty build directory; ccache's hits are recorded),
+a cold kunit.py run (empty build directory, and ccache stores but does
+not use earlier results: a first build's time),
 the .gcda files it left, lcov over the build directory as the docs say
 and the lines of each code-under-test file, then a warm run (nothing to
 rebuild, the .gcda files removed first).  Then vm/gcovlab kunit
@@ -215,36 +216,24 @@ def lcov_lines(src, build, env):
     return files, took, trouble(out)
 
 
-def ccache_hits(statslog):
-    """'hits H, misses M' of the compilations logged in STATSLOG."""
-    if not os.path.isfile(statslog):
-        return None
-    out = subprocess.run(["ccache", "--show-log-stats", "-v"], text=True, capture_output=True,
-                         env=dict(os.environ, CCACHE_STATSLOG=statslog)).stdout
-    hits = sum(int(n) for n in re.findall(r"^\s*(?:Direct|Preprocessed):\s+(\d+)", out, re.M))
-    miss = re.search(r"^\s*Misses:\s+(\d+)", out, re.M)
-    return "ccache: %d hits, %s misses" % (hits, miss.group(1) if miss else "?")
-
-
 def measure_tree(repo, tree, base, args):
     src = os.path.join(base, tree, "linux")
     build = os.path.join(base, tree, "build")
     os.makedirs(os.path.dirname(src), exist_ok=True)
     say("%s: a worktree of its own at %s" % (tree, src))
     version = make_tree(repo, tree, src)
-    statslog = os.path.join(base, tree, "ccache-stats.log")
-    env = dict(os.environ, CCACHE_DIR=os.path.join(bench.work_dir(), "ccache"),
-               CCACHE_STATSLOG=statslog)
+    env = dict(os.environ, CCACHE_DIR=os.path.join(bench.work_dir(), "ccache"))
+    # The cold figure is a first build's: ccache stores its results but
+    # uses none of an earlier run's (--reuse-ccache: it may, for a quick try)
+    cold_env = env if args.reuse_ccache else dict(env, CCACHE_RECACHE="1")
     row = {"tree": tree, "kernel": version, "how": "kunit.py run --arch=um"}
     try:
         shutil.rmtree(build, ignore_errors=True)
-        if os.path.exists(statslog):
-            os.unlink(statslog)
         os.makedirs(build)
         say("%s: cold kunit.py run (configure, build the UML kernel with -j2, run; "
             "at most %d s) ..." % (tree, args.build_timeout))
-        cold = kunit_run(src, build, args.build_timeout, args.run_timeout, env)
-        cold["ccache"] = ccache_hits(statslog)
+        cold = kunit_run(src, build, args.build_timeout, args.run_timeout, cold_env)
+        cold["ccache"] = "reused" if args.reuse_ccache else "not used (CCACHE_RECACHE)"
         cold["suites"] = suites_passed(os.path.join(build, "results.json"))
         gcda = gcda_files(build)
         cold["gcda"] = len(gcda)
@@ -311,6 +300,9 @@ def main():
                     help="limit of a cold kunit.py run, seconds (default 5400)")
     ap.add_argument("--run-timeout", type=int, default=300,
                     help="kunit.py's own --timeout for the UML run (default 300)")
+    ap.add_argument("--reuse-ccache", action="store_true",
+                    help="let the cold build use ccache's earlier results (a quick try; "
+                         "the cold figure is then no first build's)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the worktrees and build directories")
     args = ap.parse_args()

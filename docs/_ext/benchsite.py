@@ -259,8 +259,8 @@ def kunit_uml_table(data):
                  data.get("measured", "?"), data.get("commit", "?"), m.get("gcc", "?"),
                  next((r["kernel"] for _l, r in rows if "kernel" in r), "?"),
                  rst_text(data.get("series_version", "?")), m.get("cpu", "?"), m.get("cores", "?"),
-                 "; ".join("%s: %s" % (r["tree"], r["cold"]["ccache"]) for _l, r in rows
-                           if r.get("cold", {}).get("ccache")) or "no ccache",
+                 "ccache " + ", ".join(sorted(set(r["cold"].get("ccache", "?") for _l, r in rows
+                                                  if "cold" in r))),
                  data.get("command", "?"), "%.0f" % (data.get("script_s", 0) / 60))]
     return run + [""] + cover + where + quoted
 
