@@ -13,6 +13,9 @@ the four suites tests/test_kunit.py runs, on two trees:
 
   mainline   the packaged tree (tag gcovlab-pristine of the kernel repo)
   series     the baseline (tag gcovlab-baseline) + patches/*.patch
+  mainline-renamed  mainline with the kernel's mangle_path() renamed: GCC
+             12's libgcov.a defines a function of that name too, and the
+             UML kernel does not link; this one shows what comes after
 
 Each tree is a detached worktree of its own under
 $GCOVLAB_WORK/kunit-uml/ (the shared tree ~/.cache/gcov-kernel-labs/linux
@@ -62,14 +65,20 @@ SUITES = {
 KUNITCONFIG = ["CONFIG_KUNIT=y", "CONFIG_RUNTIME_TESTING_MENU=y"] + [
     "%s=y" % option for option, _file in SUITES.values()]
 COVERAGE_CONFIG = "tools/testing/kunit/configs/coverage_uml.config"
-TREES = ("mainline", "series")
+TREES = ("mainline", "series", "mainline-renamed")
+# GCC 12's libgcov.a defines a global mangle_path() (nm: "T mangle_path" in
+# _gcov.o), and so does the kernel (fs/seq_file.c): the UML kernel with
+# CONFIG_GCOV does not link.  "mainline-renamed" is mainline with the
+# kernel's function renamed in its own worktree, to see what happens past
+# the link.
+RENAMED = ("fs/seq_file.c", "include/linux/seq_file.h", "lib/seq_buf.c")
 IDENT = ["-c", "user.name=gcovlab-bench", "-c", "user.email=bench@gcov-kernel-labs.invalid"]
 ELAPSED = re.compile(r"Elapsed time: ([\d.]+)s total, ([\d.]+)s configuring, "
                      r"([\d.]+)s building, ([\d.]+)s running")
 # What is worth quoting from a run's output: compiler, linker, libgcov
 # ("profiling:...") and kunit.py's own complaints.
-TROUBLE = re.compile(r"error|undefined reference|profiling:|cannot open|\bcrash|"
-                     r"not ok|timed out|Traceback|WARNING", re.I)
+TROUBLE = re.compile(r"error|undefined reference|multiple definition|profiling:|"
+                     r"cannot open|\bcrash|not ok|timed out|Traceback|(?-i:WARNING)", re.I)
 
 
 def say(msg):
@@ -121,10 +130,17 @@ def make_tree(repo, tree, src):
     """A detached worktree of REPO at SRC: the packaged tree, or the
     baseline with the series applied."""
     remove_worktree(repo, src)
-    start = "gcovlab-pristine" if tree == "mainline" else "gcovlab-baseline"
+    start = "gcovlab-baseline" if tree == "series" else "gcovlab-pristine"
     must(["git", "-C", repo, "worktree", "add", "-q", "--detach", src, start])
     if tree == "series":
         must(["git"] + IDENT + ["-C", src, "am", "-q"] + patches())
+    if tree == "mainline-renamed":
+        for rel in RENAMED:
+            path = os.path.join(src, rel)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(re.sub(r"\bmangle_path\b", "seq_mangle_path", text))
     return must(["make", "-s", "-C", src, "kernelversion"]).strip()
 
 
@@ -227,6 +243,9 @@ def measure_tree(repo, tree, base, args):
     # uses none of an earlier run's (--reuse-ccache: it may, for a quick try)
     cold_env = env if args.reuse_ccache else dict(env, CCACHE_RECACHE="1")
     row = {"tree": tree, "kernel": version, "how": "kunit.py run --arch=um"}
+    if tree == "mainline-renamed":
+        row["change"] = ("the kernel's mangle_path() renamed seq_mangle_path() in %s" %
+                         ", ".join(RENAMED))
     try:
         shutil.rmtree(build, ignore_errors=True)
         os.makedirs(build)
@@ -237,6 +256,7 @@ def measure_tree(repo, tree, base, args):
         cold["suites"] = suites_passed(os.path.join(build, "results.json"))
         gcda = gcda_files(build)
         cold["gcda"] = len(gcda)
+        cold["linked"] = os.path.isfile(os.path.join(build, "linux"))
         cold["gcda_of_covered"] = sorted(
             c for _o, c in SUITES.values()
             if os.path.join(build, c[:-2] + ".gcda") in gcda)
@@ -245,7 +265,10 @@ def measure_tree(repo, tree, base, args):
         row["cold"] = cold
         if gcda:
             say("%s: lcov -c -d over the build directory ..." % tree)
-            row["files"], row["lcov_s"], row["lcov_errors"] = lcov_lines(src, build, env)
+            try:
+                row["files"], row["lcov_s"], row["lcov_errors"] = lcov_lines(src, build, env)
+            except (OSError, ValueError, KeyError) as e:
+                row["lcov_errors"] = ["reading lcov's output failed: %s" % e]
             for f, (hit, lines) in sorted(row["files"].items()):
                 say("%s: %s: lines %d / %d" % (tree, f, hit, lines))
         for g in gcda:
@@ -253,6 +276,7 @@ def measure_tree(repo, tree, base, args):
         say("%s: warm kunit.py run (nothing to rebuild) ..." % tree)
         warm = kunit_run(src, build, args.run_timeout + 600, args.run_timeout, env)
         warm["gcda"] = len(gcda_files(build))
+        warm["linked"] = os.path.isfile(os.path.join(build, "linux"))
         say("%s: warm run: exit %d in %.0f s, %s; %d .gcda files" % (
             tree, warm["exit"], warm["wall_s"], warm["verdict"], warm["gcda"]))
         row["warm"] = warm
@@ -293,7 +317,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--save", metavar="FILE", help="write the figures as JSON to FILE")
     ap.add_argument("--trees", default=",".join(TREES),
-                    help="which trees, of mainline,series (default both)")
+                    help="which trees, of mainline,series,mainline-renamed (default all)")
     ap.add_argument("--no-gcovlab", action="store_true",
                     help="leave out the vm/gcovlab kunit comparison row")
     ap.add_argument("--build-timeout", type=int, default=5400,
@@ -308,7 +332,7 @@ def main():
     args = ap.parse_args()
     trees = [t for t in args.trees.split(",") if t]
     if not trees or set(trees) - set(TREES):
-        ap.error("--trees takes mainline, series or both")
+        ap.error("--trees takes mainline, series, mainline-renamed, comma-separated")
     repo = os.path.join(bench.work_dir(), "linux")
     base = os.path.join(bench.work_dir(), "kunit-uml")
     for tag in ("gcovlab-pristine", "gcovlab-baseline"):
@@ -317,7 +341,10 @@ def main():
             sys.exit("bench-kunit-uml: no tag %s in %s: make the tree first "
                      "(vm/gcovlab tree)" % (tag, repo))
     started = time.monotonic()
-    rows = [measure_tree(repo, t, base, args) for t in trees]
+    rows = []
+    for t in trees:
+        rows.append(measure_tree(repo, t, base, args))
+        save(args.save, figures(rows, started))
     if not args.no_gcovlab:
         rows.append(gcovlab_row(base))
         rows.append({"tree": "series", "how": "vm/gcovlab kunit --lab 10",
@@ -325,7 +352,13 @@ def main():
                      "note": "not run (it switches the shared tree); "
                              "tests/test_kunit_series.py asserts the series instruments "
                              "the same lines as mainline, so mainline's row stands for it"})
-    data = {"figure": "kunit-uml",
+    data = figures(rows, started)
+    print(json.dumps(data, indent=1))
+    save(args.save, data)
+
+
+def figures(rows, started):
+    return {"figure": "kunit-uml",
             "title": "KUnit coverage: kunit.py on user-mode Linux beside vm/gcovlab kunit",
             "measured": datetime.datetime.now(datetime.timezone.utc).strftime(
                 "%Y-%m-%d %H:%M UTC"),
@@ -336,13 +369,18 @@ def main():
             "suites": {s: c for s, (_o, c) in SUITES.items()},
             "kunitconfig": KUNITCONFIG, "coverage_config": COVERAGE_CONFIG,
             "script_s": round(time.monotonic() - started), "rows": rows}
-    print(json.dumps(data, indent=1))
-    if args.save:
-        with open(args.save + ".new", "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
-        os.replace(args.save + ".new", args.save)
-        say("saved %s" % args.save)
+
+
+def save(path, data):
+    """Write DATA to PATH (nothing without --save), after every tree: a
+    run cut short keeps what it measured."""
+    if not path:
+        return
+    with open(path + ".new", "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".new", path)
+    say("saved %s" % path)
 
 
 if __name__ == "__main__":
