@@ -25,6 +25,7 @@ import io
 import json
 import textwrap
 import os
+import re
 import statistics
 
 from docutils import nodes
@@ -206,6 +207,12 @@ def kunit_uml_rows(data):
     return out
 
 
+def tidy(line):
+    """A quoted line with the work directory written as on a student's
+    machine."""
+    return re.sub(r"/\S*?/\.cache/gcov-kernel-labs", "~/.cache/gcov-kernel-labs", line)
+
+
 def seconds(value):
     return "--" if value is None else "%.0f" % value
 
@@ -218,7 +225,7 @@ def kunit_uml_table(data):
     run = [".. list-table:: How each run went (times in seconds)", "   :header-rows: 1",
            "   :widths: 30 8 22 10 10 10 10", "",
            "   * - run, tree", "     - exit", "     - KUnit", "     - .gcda files",
-           "     - cold: build", "     - cold: run", "     - warm: all"]
+           "     - cold: all", "     - of which the tests ran", "     - warm: all"]
     for label, row in rows:
         if "from" in row:
             run += ["   * - %s" % rst_text(label), "     - --",
@@ -228,7 +235,7 @@ def kunit_uml_table(data):
             cold, warm = row["cold"], row.get("warm", {})
             run += ["   * - %s" % rst_text(label), "     - %d" % cold["exit"],
                     "     - %s" % rst_text(cold["verdict"]), "     - %d" % cold["gcda"],
-                    "     - %s" % seconds(cold.get("build_s")),
+                    "     - %s" % seconds(cold.get("wall_s")),
                     "     - %s" % seconds(cold.get("run_s")),
                     "     - %s" % seconds(warm.get("wall_s"))]
         else:       # vm/gcovlab: built before; the last of its runs
@@ -251,7 +258,7 @@ def kunit_uml_table(data):
         said += [line for line in row.get("lcov_errors", []) if line not in said]
         if said:
             quoted += ["", "What %s printed that looks like trouble:" % rst_text(label), "",
-                       ".. code-block:: none", ""] + ["   " + line for line in said]
+                       ".. code-block:: none", ""] + ["   " + tidy(line) for line in said]
     m = data.get("machine", {})
     where = ["", "Measured %s at commit ``%s`` with %s, Linux %s, series %s, on %s "
              "(%s cores). The cold runs start from an empty build directory (%s). "
