@@ -199,7 +199,7 @@ def kunit_uml_rows(data):
     rows = data.get("rows", [])
     out = []
     for row in rows:
-        label = "%s, %s" % (row["how"], row["tree"])
+        label = "``%s``, %s" % (row["how"], row["tree"])
         if "from" in row:
             donor = next((r for r in rows if r["how"] == row["from"] and "from" not in r), {})
             row = dict(row, files=donor.get("files"))
@@ -210,7 +210,8 @@ def kunit_uml_rows(data):
 def tidy(line):
     """A quoted line with the work directory written as on a student's
     machine."""
-    return re.sub(r"/\S*?/\.cache/gcov-kernel-labs", "~/.cache/gcov-kernel-labs", line)
+    return re.sub(r"(?<![\w.])/[^\s:]*?/\.cache/gcov-kernel-labs", "~/.cache/gcov-kernel-labs",
+                  line)
 
 
 def seconds(value):
@@ -228,24 +229,24 @@ def kunit_uml_table(data):
            "     - cold: all", "     - of which the tests ran", "     - warm: all"]
     for label, row in rows:
         if "from" in row:
-            run += ["   * - %s" % rst_text(label), "     - --",
+            run += ["   * - %s" % label, "     - --",
                     "     - %s" % rst_text(row.get("note", "not run")), "     - --",
                     "     - --", "     - --", "     - --"]
         elif "cold" in row:
             cold, warm = row["cold"], row.get("warm", {})
-            run += ["   * - %s" % rst_text(label), "     - %d" % cold["exit"],
+            run += ["   * - %s" % label, "     - %d" % cold["exit"],
                     "     - %s" % rst_text(cold["verdict"]), "     - %d" % cold["gcda"],
                     "     - %s" % seconds(cold.get("wall_s")),
                     "     - %s" % seconds(cold.get("run_s")),
                     "     - %s" % seconds(warm.get("wall_s"))]
         else:       # vm/gcovlab: built before; the last of its runs
-            run += ["   * - %s" % rst_text(label), "     - %d" % row["exit"],
+            run += ["   * - %s" % label, "     - %d" % row["exit"],
                     "     - %s" % rst_text(row["verdict"]),
                     "     - %d" % len(row.get("files") or {}), "     - --", "     - --",
                     "     - %s" % seconds(row.get("wall_s"))]
     cover = [".. list-table:: Lines hit / lines instrumented of the code under test",
              "   :header-rows: 1", "", "   * - file (suite)"]
-    cover += ["     - %s" % rst_text(label) for label, _row in rows]
+    cover += ["     - %s" % label for label, _row in rows]
     for suite, path in data.get("suites", {}).items():
         cover += ["   * - ``%s`` (%s)" % (path, rst_text(suite))]
         cover += ["     - %s" % lines_cell((row.get("files") or {}).get(path))
@@ -257,18 +258,23 @@ def kunit_uml_table(data):
             said += [line for line in row.get(key, {}).get("errors", []) if line not in said]
         said += [line for line in row.get("lcov_errors", []) if line not in said]
         if said:
-            quoted += ["", "What %s printed that looks like trouble:" % rst_text(label), "",
+            quoted += ["", "What %s printed that looks like trouble:" % label, "",
                        ".. code-block:: none", ""] + ["   " + tidy(line) for line in said]
     m = data.get("machine", {})
+    reused = any(r.get("cold", {}).get("ccache") == "reused" for _l, r in rows)
     where = ["", "Measured %s at commit ``%s`` with %s, Linux %s, series %s, on %s "
-             "(%s cores). The cold runs start from an empty build directory (%s). "
+             "(%s cores). The cold runs start from an empty build directory and %s. "
              "Reproduce with ``%s`` (%s min here)." % (
                  data.get("measured", "?"), data.get("commit", "?"), m.get("gcc", "?"),
                  next((r["kernel"] for _l, r in rows if "kernel" in r), "?"),
-                 rst_text(data.get("series_version", "?")), m.get("cpu", "?"), m.get("cores", "?"),
-                 "ccache " + ", ".join(sorted(set(r["cold"].get("ccache", "?") for _l, r in rows
-                                                  if "cold" in r))),
+                 rst_text(data.get("series_version", "?")), m.get("cpu", "?"),
+                 m.get("cores", "?"),
+                 "may use ccache's earlier results (--reuse-ccache)" if reused else
+                 "compile everything (ccache does not use earlier results)",
                  data.get("command", "?"), "%.0f" % (data.get("script_s", 0) / 60))]
+    for label, row in rows:
+        if row.get("change"):
+            where += ["", "%s: %s." % (label, rst_text(row["change"]))]
     return run + [""] + cover + where + quoted
 
 

@@ -75,7 +75,7 @@ def test_the_saved_figures_make_the_tables():
     for path in data["suites"].values():
         assert "``%s``" % path in text
     for label, row in benchsite.kunit_uml_rows(data):
-        assert benchsite.rst_text(label) in text
+        assert "* - %s\n" % label in text
         for path, (hit, lines) in (row.get("files") or {}).items():
             assert "%d / %d" % (hit, lines) in text
     assert data["measured"] in text and data["commit"] in text
@@ -91,10 +91,11 @@ def sample():
         "suites": {"cmdline": "lib/cmdline.c", "list_sort": "lib/list_sort.c"},
         "rows": [
             {"tree": "mainline", "how": "kunit.py run --arch=um", "kernel": "6.1.192",
+             "change": "f() renamed g()",
              "cold": {"exit": 0, "verdict": "5 tests: passed: 5", "gcda": 0, "wall_s": 900.0,
                       "build_s": 880.4, "run_s": 3.2, "ccache": "not used (CCACHE_RECACHE)",
                       "errors": ["profiling:/x/lib/cmdline.gcda:Cannot open",
-                                 "ld: /home/u/.cache/gcov-kernel-labs/kunit-uml/fs/seq_file.c:441"]},
+                                 "seq_file.o:/home/u/.cache/gcov-kernel-labs/kunit-uml/seq_file.c:4"]},
              "warm": {"exit": 0, "verdict": "5 tests: passed: 5", "gcda": 0, "wall_s": 30.0,
                       "errors": ["profiling:/x/lib/cmdline.gcda:Cannot open"]}},
             {"tree": "mainline", "how": "vm/gcovlab kunit --mainline", "exit": 0,
@@ -108,14 +109,17 @@ def test_table_of_a_run_without_gcda_and_a_row_taken_from_another():
     assert rows[2][1]["files"] == sample()["rows"][1]["files"]
     text = "\n".join(benchsite.kunit_uml_table(sample()))
     # the kunit.py row: no .gcda, so no lines; its times, rounded
-    assert ("* - kunit.py run --arch=um, mainline\n     - 0\n     - 5 tests: passed: 5\n"
+    assert ("* - ``kunit.py run --arch=um``, mainline\n     - 0\n     - 5 tests: passed: 5\n"
             "     - 0\n     - 900\n     - 3\n     - 30") in text
     assert "* - ``lib/cmdline.c`` (cmdline)\n     - --\n     - 36 / 89\n     - 36 / 89" in text
     # what the run printed, quoted once although both runs printed it
     assert text.count("   profiling:/x/lib/cmdline.gcda:Cannot open") == 1
     # the work directory as on a student's machine
-    assert "   ld: ~/.cache/gcov-kernel-labs/kunit-uml/fs/seq_file.c:441" in text
+    assert "   seq_file.o:~/.cache/gcov-kernel-labs/kunit-uml/seq_file.c:4" in text
     assert "Linux 6.1.192, series PATCH v3" in text and "(30 min here)" in text
+    assert "compile everything (ccache does not use earlier results)" in text
+    assert "\n\n``kunit.py run --arch=um``, mainline: f() renamed g().\n" in "\n".join(
+        benchsite.kunit_uml_table(sample()))
 
 
 KUNIT_OUT = """\
