@@ -7,7 +7,8 @@ The 6.1 tree documents one way to get the coverage of KUnit suites
 (Documentation/dev-tools/kunit/running_tips.rst): kunit.py run on
 user-mode Linux with tools/testing/kunit/configs/coverage_uml.config
 (CONFIG_GCOV: the whole UML kernel compiled with -fprofile-arcs, its
-.gcda files written by the C library's libgcov when the process exits),
+.gcda files to be written by GCC's libgcov, linked into the program,
+when the process exits),
 then lcov over the build directory.  This script does exactly that, for
 the four suites tests/test_kunit.py runs, on two trees:
 
