@@ -14,6 +14,12 @@
 #                  BENCH='--save docs/bench' updates the site's Performance page)
 #   make bench-read  .gcda read speed, the series' debugfs vs mainline's, in
 #                  QEMU (BENCH_READ='--passes 9' passes options on)
+#   make bench-kunit-uml  the four KUnit suites of docs/kunit-coverage.rst with
+#                  the tree's own kunit.py on user-mode Linux and
+#                  coverage_uml.config (mainline and the series: two UML
+#                  builds, not in make check), beside vm/gcovlab kunit
+#                  (BENCH_KUNIT_UML='--save docs/bench/kunit-uml.json'
+#                  updates the chapter's table)
 #   make captures  run every lab page as a reader would (tools/pagerun.py)
 #                  and the chapters' examples; store the output in docs/
 #   make room      prepare a room's machine for a workshop, offline after
@@ -33,7 +39,7 @@ SHELL_SCRIPTS := setup.sh .ci/run vm/init.sh vm/smoke.sh \
 	$(wildcard labs/*/*.sh) $(wildcard labs/*/*/*.sh) \
 	$(wildcard tests/data/*/workload.sh) $(wildcard tests/data/lab7/*.sh)
 
-.PHONY: demo check check-debug html captures bench bench-read room shellcheck clean help
+.PHONY: demo check check-debug html captures bench bench-read bench-kunit-uml room shellcheck clean help
 
 help:
 	@sed -n '2,/^$$/p' Makefile | sed '$$d' | sed 's/^# \{0,1\}//'
@@ -74,6 +80,9 @@ room:
 
 bench-read:
 	$(PYTHON) tools/bench-read.py $(BENCH_READ)
+
+bench-kunit-uml:
+	$(PYTHON) tools/bench-kunit-uml.py $(BENCH_KUNIT_UML)
 
 shellcheck:
 	shellcheck $(SHELL_SCRIPTS)

@@ -11,12 +11,21 @@ series (min, median, max, runs), a line saying when, where and with which
 command it was measured, and, with :plot:, a chart drawn now by matplotlib
 (inline SVG: no image file to go missing).  Nothing on the page is typed
 by hand: a figure without data says how to measure it.
+
+  .. bench-kunit-uml::
+
+reads docs/bench/kunit-uml.json (tools/bench-kunit-uml.py --save) and
+makes two tables: how each KUnit run went (kunit.py on user-mode Linux
+with coverage_uml.config, vm/gcovlab kunit in QEMU), and the lines each
+reached of the code under test; then what the runs printed that looks
+like trouble.
 """
 
 import io
 import json
 import textwrap
 import os
+import re
 import statistics
 
 from docutils import nodes
@@ -177,6 +186,115 @@ class BenchFigure(Directive):
         return [node]
 
 
+# ------------------------------------------------ kunit.py on UML (one table)
+
+def lines_cell(counts):
+    return "%d / %d" % tuple(counts) if counts else "--"
+
+
+def kunit_uml_rows(data):
+    """The rows of docs/bench/kunit-uml.json as (label, row).  A row that
+    was not measured names in "from" the row whose line counts stand for
+    it (the series' vm/gcovlab row: mainline's); it gets those files."""
+    rows = data.get("rows", [])
+    out = []
+    for row in rows:
+        label = "``%s``, %s" % (row["how"], row["tree"])
+        if "from" in row:
+            donor = next((r for r in rows if r["how"] == row["from"] and "from" not in r), {})
+            row = dict(row, files=donor.get("files"))
+        out.append((label, row))
+    return out
+
+
+def tidy(line):
+    """A quoted line with the work directory written as on a student's
+    machine."""
+    return re.sub(r"(?<![\w.])/[^\s:]*?/\.cache/gcov-kernel-labs", "~/.cache/gcov-kernel-labs",
+                  line)
+
+
+def seconds(value):
+    return "--" if value is None else "%.0f" % value
+
+
+def kunit_uml_table(data):
+    """Two list-tables from docs/bench/kunit-uml.json: how each run went
+    (exit status, KUnit's verdict, .gcda files, times), and the lines hit
+    of each code-under-test file."""
+    rows = kunit_uml_rows(data)
+    run = [".. list-table:: How each run went (times in seconds)", "   :header-rows: 1",
+           "   :widths: 30 8 22 10 10 10 10", "",
+           "   * - run, tree", "     - exit", "     - KUnit", "     - .gcda files",
+           "     - cold: all", "     - of which the tests ran", "     - warm: all"]
+    for label, row in rows:
+        if "from" in row:
+            run += ["   * - %s" % label, "     - --",
+                    "     - %s" % rst_text(row.get("note", "not run")), "     - --",
+                    "     - --", "     - --", "     - --"]
+        elif "cold" in row:
+            cold, warm = row["cold"], row.get("warm", {})
+            run += ["   * - %s" % label, "     - %d" % cold["exit"],
+                    "     - %s" % rst_text(cold["verdict"]), "     - %d" % cold["gcda"],
+                    "     - %s" % seconds(cold.get("wall_s")),
+                    "     - %s" % seconds(cold.get("run_s")),
+                    "     - %s" % seconds(warm.get("wall_s"))]
+        else:       # vm/gcovlab: built before; the last of its runs
+            run += ["   * - %s" % label, "     - %d" % row["exit"],
+                    "     - %s" % rst_text(row["verdict"]),
+                    "     - %d" % len(row.get("files") or {}), "     - --", "     - --",
+                    "     - %s" % seconds(row.get("wall_s"))]
+    cover = [".. list-table:: Lines hit / lines instrumented of the code under test",
+             "   :header-rows: 1", "", "   * - file (suite)"]
+    cover += ["     - %s" % label for label, _row in rows]
+    for suite, path in data.get("suites", {}).items():
+        cover += ["   * - ``%s`` (%s)" % (path, rst_text(suite))]
+        cover += ["     - %s" % lines_cell((row.get("files") or {}).get(path))
+                  for _label, row in rows]
+    quoted = []
+    for label, row in rows:
+        said = []
+        for key in ("cold", "warm"):
+            said += [line for line in row.get(key, {}).get("errors", []) if line not in said]
+        said += [line for line in row.get("lcov_errors", []) if line not in said]
+        if said:
+            quoted += ["", "What %s printed that looks like trouble:" % label, "",
+                       ".. code-block:: none", ""] + ["   " + tidy(line) for line in said]
+    m = data.get("machine", {})
+    reused = any(r.get("cold", {}).get("ccache") == "reused" for _l, r in rows)
+    where = ["", "Measured %s at commit ``%s`` with %s, Linux %s, series %s, on %s "
+             "(%s cores). The cold runs start from an empty build directory and %s. "
+             "Reproduce with ``%s`` (%s min here)." % (
+                 data.get("measured", "?"), data.get("commit", "?"), m.get("gcc", "?"),
+                 next((r["kernel"] for _l, r in rows if "kernel" in r), "?"),
+                 rst_text(data.get("series_version", "?")), m.get("cpu", "?"),
+                 m.get("cores", "?"),
+                 "may use ccache's earlier results (--reuse-ccache)" if reused else
+                 "compile everything (ccache does not use earlier results)",
+                 data.get("command", "?"), "%.0f" % (data.get("script_s", 0) / 60))]
+    for label, row in rows:
+        if row.get("change"):
+            where += ["", "%s: %s." % (label, rst_text(row["change"]))]
+    return run + [""] + cover + where + quoted
+
+
+class KunitUmlTable(Directive):
+    """.. bench-kunit-uml:: -- the tables of docs/bench/kunit-uml.json."""
+
+    def run(self):
+        env = self.state.document.settings.env
+        path = os.path.join(BENCH, "kunit-uml.json")
+        env.note_dependency(path)
+        data = load("kunit-uml")
+        rst = (kunit_uml_table(data) if data else
+               ["No figures yet: run ``make bench-kunit-uml BENCH_KUNIT_UML='--save "
+                "docs/bench/kunit-uml.json'``."])
+        node = nodes.container(classes=["bench-figure"])
+        self.state.nested_parse(StringList(rst, source=path), self.content_offset, node)
+        return [node]
+
+
 def setup(app):
     app.add_directive("bench-figure", BenchFigure)
+    app.add_directive("bench-kunit-uml", KunitUmlTable)
     return {"parallel_read_safe": True, "version": "1"}
