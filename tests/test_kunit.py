@@ -136,10 +136,9 @@ def test_a_module_of_ones_own_beside_the_tree_s_suites(mainline_run, tmp_path):
     and its division, which no case tries, has no count."""
     ok(mainline_run[0])
     out = tmp_path / "mine"
-    args = ["kunit", "--mainline", "--module", DRIVER, "--out", out, "--cover", "rpn.c"]
-    for suite in SUITES:
-        args += ["--suite", suite]
-    proc = ok(gcovlab(*args, timeout=1800))
+    suites = [arg for suite in SUITES for arg in ("--suite", suite)]
+    proc = ok(gcovlab("kunit", "--mainline", "--module", DRIVER, "--out", out, "--cover",
+                      "rpn.c", *suites, timeout=1800))
     assert "GCOV_PROFILE_rpn.o=y" in proc.stdout + proc.stderr
     got = suites_of(results(out))
     assert set(got) == set(SUITES) | {"rpn"}, got.keys()
