@@ -329,6 +329,10 @@ COLD_ONLY = re.compile(r"^gcovlab: (?:%s)$" % "|".join([
     # run's fresh HOME) and taken back when it has one (a run between)
     r"git has no identity for your commits: .*",
     r"your commits in the kernel tree now use your own git identity .*",
+    # once per machine and build directory, after the ccache change of
+    # 2026-12-07 (kbuild.CCACHE_MODE)
+    r"emptying the ccache cache once .*",
+    r"build/\S+: its objects made with \.incbin are built again .*",
 ]))
 
 # Kernel messages that come whenever the device or timer gets to it, not at
@@ -360,6 +364,8 @@ MASKS = [
     # the tool's excerpt of a failed build's log: its cut depends on how
     # make's parallel jobs interleaved
     (re.compile(r"^\[\.\.\. \d+ lines before \.\.\.\]$"), "[... <n> lines before ...]"),
+    # kunit.py's report: the wall-clock time of each line
+    (re.compile(r"^\[\d\d:\d\d:\d\d\] "), "[<clock>] "),
     (re.compile(r"^\[ *\d+\.\d+\]"), "[<timestamp>]"),
     (re.compile(r"\[ *\d+\.\d+\]"), "[<timestamp>]"),
     (re.compile(r"(\bstamp )\d+"), r"\1<stamp>"),
