@@ -243,9 +243,9 @@ def exercise9(whole, tree):
                     assert m["old"] in files[m["file"]], m["what"]
                     files[m["file"]] = files[m["file"]].replace(m["old"], m["new"], 1)
             results[group] = exercise_check(tree, 9, files)
-        results["solution"] = exercise_check(tree, solved)
+        results["solution"] = exercise_check(tree, 9, solved)
         for variant in VARIANTS9:
-            results[variant] = exercise_check(tree, applied(variant, solved))
+            results[variant] = exercise_check(tree, 9, applied(variant, solved))
     finally:
         subprocess.run(["git", "-C", tree, "checkout", "-q", "--", "."])
         subprocess.run(["git", "-C", tree, "switch", "-q", "baseline"], check=True)
